@@ -1,0 +1,5 @@
+/* launcher/main.c - placeholder until the CLI lands. */
+int main(void)
+{
+    return 1;
+}

@@ -1,0 +1,2 @@
+/* placeholder: replaced by the Linux backend */
+#include "platform/platform.h"

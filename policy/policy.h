@@ -1,0 +1,204 @@
+/* policy/policy.h - Paldron's policy library: the one source of truth for
+ * what may run, be read, be written, be executed or be connected to.
+ *
+ * Life cycle:
+ *   struct pd_policy pol;  pd_policy_load(&pol, "p.toml", &err)   (or pd_policy_defaults)
+ *   struct pd_ctx ctx;     pd_ctx_init(&ctx, &pol, workspace, home, &err)
+ *   struct pd_verdict v;   pd_gate_path(&ctx, PD_OP_WRITE, base, "src/.env", &v) ...
+ *   pd_ctx_free(&ctx);     pd_policy_free(&pol);
+ *
+ * The library never exits, never prints and never changes the file system.
+ * It reads the file system (stat, readlink, realpath) to resolve paths and
+ * programs. Every decision fills a struct pd_verdict that says allow or deny,
+ * the reason word, the rule (policy key + pattern) that decided and the path
+ * as resolved. Only launcher/ maps verdicts to exit codes. */
+#ifndef PALDRON_POLICY_H
+#define PALDRON_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PD_PATH_MAX 4096
+#define PD_MSG_MAX  1024
+
+/* A NULL-free list of owned strings. */
+struct pd_strv {
+    char **v;
+    size_t n;
+};
+
+enum pd_on_error { PD_ON_ERROR_DENY = 0, PD_ON_ERROR_ALLOW = 1 };
+
+/* An immutable, validated policy. Keys and defaults: policy/policy_keys.def
+ * and docs/policy.md. */
+struct pd_policy {
+    char *file; /* real path of the policy file; NULL for built-in defaults */
+#define PD_KEY_STRV(name, doc)                        struct pd_strv name;
+#define PD_KEY_BOOL(name, def, doc)                   bool name;
+#define PD_KEY_INT(name, def, lo, hi, doc)            long long name;
+#define PD_KEY_FLOAT(name, def, doc)                  double name;
+#define PD_KEY_ENUM(name, type, def, parse, doc)      type name;
+#include "policy/policy_keys.def"
+    bool protected_paths_set; /* protected_paths given: replaces the built-in list */
+};
+
+/* A load or validation error: "policy unknown key: bogus" + file + line. */
+struct pd_error {
+    char msg[PD_MSG_MAX];  /* text after "paldron: ", without location */
+    char file[PD_PATH_MAX];
+    int line; /* 0 when the error concerns the whole file */
+};
+
+/* Format "<msg> (<file>:<line>)" (or just msg) into buf. */
+void pd_error_format(const struct pd_error *e, char *buf, size_t len);
+
+/* Fill *p with the defaults of a run without policy file. */
+void pd_policy_defaults(struct pd_policy *p);
+
+/* Load and validate a policy file. Returns 0, or -1 with *err filled
+ * ("policy file not found: ...", "policy unreadable: ...", "policy malformed: ...",
+ * "policy unknown key: ..."). On error *p holds nothing to free. */
+int pd_policy_load(struct pd_policy *p, const char *path, struct pd_error *err);
+
+/* Load from a NUL-terminated buffer; name is used in error locations. */
+int pd_policy_load_string(struct pd_policy *p, const char *text, const char *name,
+                          struct pd_error *err);
+
+void pd_policy_free(struct pd_policy *p);
+
+/* Print the policy back as canonical TOML (every key, defaults included). The
+ * result parses to the same policy. Returns a malloc'd string or NULL. */
+char *pd_policy_dump(const struct pd_policy *p);
+
+/* ---- built-in lists ------------------------------------------------------ */
+
+/* NULL-terminated lists of the built-in secret and protected patterns. */
+extern const char *const pd_builtin_secrets[];
+extern const char *const pd_builtin_protected[];
+
+/* ---- paths ------------------------------------------------------------- */
+
+/* Normalise path into an absolute, physical path: "~" and "~/" expand to home,
+ * a relative path is joined to base (an absolute directory), "." and ".." are
+ * resolved, and symlinks in the part of the path that exists are followed
+ * (so src/link -> ../.env gives <ws>/.env). The part that does not exist is
+ * kept lexically. Returns 0, or -1 (errno: ENAMETOOLONG, ELOOP, EINVAL for an
+ * empty path or a relative base). */
+int pd_path_normalize(const char *base, const char *home, const char *path, char *out,
+                      size_t outlen);
+
+/* Lexically clean an absolute or relative path (no file-system access). */
+void pd_path_clean(const char *path, char *out, size_t outlen);
+
+/* If abs lies in dir (equal or below), return the remainder ("" for dir
+ * itself, else without leading '/'); otherwise NULL. */
+const char *pd_path_under(const char *abs, const char *dir);
+
+/* ---- globs --------------------------------------------------------------- */
+
+/* Match a gitignore-like pattern (docs/policy.md) against a path.
+ *   rel: the path relative to the workspace, or NULL when it lies outside.
+ *   abs: the absolute path. home: real $HOME for "~/" patterns (may be "").
+ * Patterns without '/' match any component; patterns with '/' are anchored at
+ * the workspace root; patterns starting with "/" or "~/" match absolute
+ * paths; a "**" component spans zero or more directories; a trailing '/' or
+ * a last component "**" covers the directory and everything below it. fold_case: compare ASCII case-insensitively. */
+bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const char *home,
+                   bool fold_case);
+
+/* Match one path component against a component pattern (*, ?, [...], \x). */
+bool pd_glob_component(const char *pat, size_t plen, const char *s, size_t slen, bool fold_case);
+
+/* ---- decisions ------------------------------------------------------------ */
+
+enum pd_op {
+    PD_OP_READ,   /* open for reading: deny_globs, secrets */
+    PD_OP_WRITE,  /* modify: + protected, policy file, writable roots */
+    PD_OP_CREATE, /* create a new entry: as write */
+    PD_OP_DELETE, /* remove or rename away: as write */
+    PD_OP_EXEC,   /* run a file as a program: deny_globs, secrets */
+    PD_OP_NAME,   /* a path named in argv or a tool call: the original's rule,
+                     deny_globs, secrets, then outside workspace / allow_paths */
+};
+
+const char *pd_op_name(enum pd_op op);
+/* Parse "read", "write", "create", "delete", "exec", "name"; -1 if unknown. */
+int pd_op_parse(const char *s);
+
+/* The evaluation context: policy + workspace + home + extra writable roots. */
+struct pd_ctx {
+    const struct pd_policy *policy;
+    char workspace[PD_PATH_MAX]; /* real path of the workspace */
+    char home[PD_PATH_MAX];      /* real path of the user's home ("" if unknown) */
+    char path_env[PD_PATH_MAX];  /* PATH used to resolve bare program names */
+    /* Writable roots: allow_paths directories (resolved) or the workspace,
+     * plus roots added with pd_ctx_add_root (temp home, /dev/shm). */
+    char **roots;
+    size_t nroots;
+    size_t npolicy_roots; /* the first n roots come from the policy */
+};
+
+/* workspace: absolute directory (it is resolved with realpath); home may be
+ * NULL or "". Returns 0 or -1 with *err filled. */
+int pd_ctx_init(struct pd_ctx *c, const struct pd_policy *p, const char *workspace,
+                const char *home, struct pd_error *err);
+/* Add a writable root (resolved). Returns 0 or -1 (ENOMEM). */
+int pd_ctx_add_root(struct pd_ctx *c, const char *dir);
+void pd_ctx_set_path_env(struct pd_ctx *c, const char *path_env);
+void pd_ctx_free(struct pd_ctx *c);
+
+/* Reason words (stable interface, compared by tests and scripts). */
+#define PD_REASON_OUTSIDE_WS    "outside workspace"
+#define PD_REASON_DENY_GLOB     "policy deny_glob"
+#define PD_REASON_SECRET        "secret"
+#define PD_REASON_OUTSIDE_ALLOW "outside allow_paths"
+#define PD_REASON_PROTECTED     "protected"
+#define PD_REASON_BINARY        "not in allow_binaries"
+#define PD_REASON_NETWORK       "network disabled"
+#define PD_REASON_GUARDRAIL     "guardrail"
+
+struct pd_verdict {
+    bool deny;
+    const char *reason;  /* PD_REASON_* on deny, NULL on allow */
+    const char *key;     /* policy key that decided: "deny_globs", "secrets"
+                            (built-in), "protected_paths", "allow_paths",
+                            "allow_binaries", "allow_network", "tools" */
+    const char *pattern; /* pattern that matched, or NULL */
+    enum pd_op op;
+    char subject[PD_PATH_MAX];  /* what was judged, as given */
+    char resolved[PD_PATH_MAX]; /* absolute resolved path ("" if none) */
+    char message[PD_MSG_MAX];   /* text after "paldron: deny: " */
+};
+
+void pd_verdict_allow(struct pd_verdict *v);
+
+/* Judge one file-system operation on path (relative paths against base, an
+ * absolute directory; NULL base = workspace). */
+void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
+                  struct pd_verdict *v);
+
+/* Does arg look like a path? (flags, numbers, versions, URLs and prose are not.) */
+bool pd_looks_like_path(const char *arg, const char *base);
+
+/* Resolve a program name as execvp would (PATH from the context; a name with
+ * '/' against base). Writes the absolute invocation path. Returns 0 or -1. */
+int pd_resolve_program(const struct pd_ctx *c, const char *name, const char *base, char *out,
+                       size_t outlen);
+
+/* allow_binaries for argv0 (as typed). Deny: not allowed, or resolves to a
+ * file the sandboxed command could write. A program that cannot be found is
+ * reported with v->deny = false and *missing = true (the caller decides). */
+void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
+                    struct pd_verdict *v, bool *missing);
+
+/* argv gate: binary, then each path-looking argument (and --opt=value values)
+ * as PD_OP_NAME, in order; first deny wins. */
+void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct pd_verdict *v,
+                  bool *missing);
+
+/* Tool-call gate of `paldron check`: tool name + JSON object text.
+ * Returns 0 with *v filled, or -1 when the JSON is bad (err filled). */
+int pd_gate_tool_call(const struct pd_ctx *c, const char *tool, const char *json,
+                      bool os_isolation_available, struct pd_verdict *v, struct pd_error *err);
+
+#endif

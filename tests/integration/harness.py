@@ -1,0 +1,182 @@
+"""Shared helpers for Paldron's integration tests.
+
+Every integration test runs the real `paldron` binary (from PALDRON_BINARY_DIR)
+on real programs. Tests are plain `unittest` modules named test_*.py; CTest runs
+each file as one test. Sandbox tests run the sandboxed command as an
+unprivileged user (root hides RLIMIT_NPROC and more): `unprivileged_user()`
+creates it once.
+
+Rules: every test asserts exit code AND message; a check that cannot run here
+prints "SKIP <test>: <why>" and uses self.skipTest (never a silent pass).
+"""
+
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BINARY_DIR = os.environ.get("PALDRON_BINARY_DIR") or os.path.join(
+    os.path.dirname(__file__), "..", "..", "build")
+SOURCE_DIR = os.environ.get("PALDRON_SOURCE_DIR") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+PALDRON = os.path.abspath(os.path.join(BINARY_DIR, "launcher", "paldron"))
+TEST_USER = "paldron-test"
+# A fixed PATH so that results do not depend on the caller's shell (no pyenv
+# shims, no ~/.local/bin).
+RUN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+README_POLICY = """allow_paths = ["src/", "docs/"]
+deny_globs = [".env", ".env.*", "*.pem", "**/secrets/**"]
+allow_network = false
+allow_binaries = ["ls", "cat", "python3", "git"]
+require_os_isolation = true
+timeout_sec = 30
+"""
+
+
+def skip(test, why):
+    """Print the SKIP line the house rules ask for, then skip."""
+    print("SKIP %s: %s" % (test.id(), why), file=sys.stderr)
+    test.skipTest(why)
+
+
+def unprivileged_user():
+    """Create (once) and return the pwd entry of the unprivileged test user."""
+    try:
+        return pwd.getpwnam(TEST_USER)
+    except KeyError:
+        pass
+    if os.geteuid() != 0:
+        return None
+    subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", TEST_USER],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return pwd.getpwnam(TEST_USER)
+
+
+class Result:
+    def __init__(self, code, out, err):
+        self.code = code
+        self.out = out
+        self.err = err
+        self.both = out + err
+
+    def __repr__(self):
+        return "exit %d\n--- stdout\n%s\n--- stderr\n%s" % (self.code, self.out, self.err)
+
+
+class Workspace:
+    """A fresh workspace directory with helpers to lay out files.
+
+    as_user=True makes the workspace owned by the unprivileged test user and
+    runs paldron as that user (via setpriv)."""
+
+    def __init__(self, as_user=False):
+        self.user = unprivileged_user() if as_user else None
+        if as_user and self.user is None:
+            raise unittest.SkipTest("cannot create the unprivileged test user (not root)")
+        base = tempfile.mkdtemp(prefix="paldron-it-")
+        os.chmod(base, 0o755)
+        self.base = base
+        self.path = os.path.join(base, "ws")
+        os.mkdir(self.path)
+        self.home = os.path.join(base, "home")
+        os.mkdir(self.home)
+        self.outside = os.path.join(base, "outside")
+        os.mkdir(self.outside)
+        self.policy_path = os.path.join(base, "policy.toml")
+
+    def close(self):
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def write(self, rel, text, mode=None):
+        p = os.path.join(self.path, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+        if mode is not None:
+            os.chmod(p, mode)
+        self._own()
+        return p
+
+    def mkdir(self, rel):
+        os.makedirs(os.path.join(self.path, rel), exist_ok=True)
+        self._own()
+
+    def policy(self, text):
+        with open(self.policy_path, "w") as f:
+            f.write(text)
+        self._own()
+        return self.policy_path
+
+    def _own(self):
+        if self.user is None:
+            return
+        for root, dirs, files in os.walk(self.base):
+            os.lchown(root, self.user.pw_uid, self.user.pw_gid)
+            for n in dirs + files:
+                os.lchown(os.path.join(root, n), self.user.pw_uid, self.user.pw_gid)
+
+    def env(self, extra=None):
+        env = {"PATH": RUN_PATH, "HOME": self.home, "LANG": "C.UTF-8", "PWD": self.path}
+        if self.user is not None:
+            env.update(HOME=self.user.pw_dir, USER=self.user.pw_name, LOGNAME=self.user.pw_name)
+        else:
+            env["USER"] = "root"
+        env.update((k, v) for k, v in os.environ.items() if k.endswith("SAN_OPTIONS"))
+        if extra:
+            env.update(extra)
+        return env
+
+    def run(self, args, env=None, input=None, timeout=120, cwd=None, prog=None):
+        """Run paldron (or prog) with args in the workspace; returns Result."""
+        cmd = [prog or PALDRON] + list(args)
+        if self.user is not None:
+            self._own()
+            cmd = ["setpriv", "--reuid", str(self.user.pw_uid), "--regid",
+                   str(self.user.pw_gid), "--clear-groups"] + cmd
+        p = subprocess.run(cmd, cwd=cwd or self.path, env=self.env(env),
+                           input=input.encode() if isinstance(input, str) else input,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                           stdin=None if input is not None else subprocess.DEVNULL)
+        return Result(p.returncode, p.stdout.decode("utf-8", "replace"),
+                      p.stderr.decode("utf-8", "replace"))
+
+    def exists(self, rel):
+        return os.path.lexists(os.path.join(self.path, rel))
+
+    def read(self, rel):
+        with open(os.path.join(self.path, rel)) as f:
+            return f.read()
+
+
+class PaldronTest(unittest.TestCase):
+    """Base class: asserts that read like the house rules."""
+
+    def assertRun(self, r, code, *fragments, absent=()):
+        self.assertEqual(r.code, code, repr(r))
+        for frag in fragments:
+            self.assertIn(frag, r.both, repr(r))
+        for frag in absent:
+            self.assertNotIn(frag, r.both, repr(r))
+
+
+def main():
+    if not os.path.exists(PALDRON):
+        print("paldron binary not found at %s (set PALDRON_BINARY_DIR)" % PALDRON,
+              file=sys.stderr)
+        sys.exit(1)
+    unittest.main(verbosity=2)
+
+
+def loads(text):
+    return json.loads(text)
