@@ -3,8 +3,48 @@
 #ifndef PALDRON_LAUNCHER_H
 #define PALDRON_LAUNCHER_H
 
+#include <stdbool.h>
+
+#include "policy/policy.h"
+
 enum pd_exit { PD_EXIT_ALLOW = 0, PD_EXIT_BROKEN = 1, PD_EXIT_DENY = 2 };
 
+/* Options shared by the subcommands, scanned by pd_cli_parse. */
+struct pd_cli {
+    const char *sub;       /* subcommand */
+    const char *policy;    /* --policy FILE, NULL when not given */
+    bool help;             /* --help / -h */
+    bool json;             /* --json (check) */
+    bool hook;             /* --hook (check) */
+    bool hook_allow_json;  /* --hook-allow-json (check) */
+    bool list;             /* --list (schema) */
+    bool audit;            /* --audit (exec) */
+    bool interactive;      /* --interactive (exec) */
+    const char *tool;      /* --tool NAME (schema) */
+    const char *log;       /* --log FILE (exec) */
+    const char *op;        /* --op OP (explain) */
+    long long timeout;     /* --timeout SEC (exec), 0 = from the policy */
+    int argc;              /* positionals (after options, or after --) */
+    char **argv;
+};
+
+/* Scan argv[2..] for sub. Options are recognised up to the first
+ * positional or "--". Returns 0, or prints the problem and returns
+ * PD_EXIT_BROKEN. */
+int pd_cli_parse(int argc, char **argv, struct pd_cli *cli);
+
+/* Load cli->policy (or the defaults) and bind it to the current directory.
+ * Prints the error and returns PD_EXIT_BROKEN on failure. */
+int pd_cli_load(const struct pd_cli *cli, struct pd_policy *pol, struct pd_ctx *ctx);
+
+void pd_usage(bool to_stdout);
+int pd_cmd_check(const struct pd_cli *cli);
+int pd_cmd_schema(const struct pd_cli *cli);
+int pd_cmd_exec(const struct pd_cli *cli);
+
 const char *pd_version(void);
+
+/* "paldron: " + formatted message + newline on stderr. */
+__attribute__((format(printf, 1, 2))) void pd_err(const char *fmt, ...);
 
 #endif

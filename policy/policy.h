@@ -37,7 +37,7 @@ struct pd_policy {
 #define PD_KEY_BOOL(name, def, doc)                   bool name;
 #define PD_KEY_INT(name, def, lo, hi, doc)            long long name;
 #define PD_KEY_FLOAT(name, def, doc)                  double name;
-#define PD_KEY_ENUM(name, type, def, parse, doc)      type name;
+#define PD_KEY_ENUM(name, ctype, def, parse, doc)      ctype name;
 #include "policy/policy_keys.def"
     bool protected_paths_set; /* protected_paths given: replaces the built-in list */
 };
@@ -75,6 +75,8 @@ char *pd_policy_dump(const struct pd_policy *p);
 /* NULL-terminated lists of the built-in secret and protected patterns. */
 extern const char *const pd_builtin_secrets[];
 extern const char *const pd_builtin_protected[];
+/* Device and descriptor paths writable whatever the roots (/dev/null ...). */
+extern const char *const pd_builtin_writable[];
 
 /* ---- paths ------------------------------------------------------------- */
 
@@ -105,6 +107,10 @@ const char *pd_path_under(const char *abs, const char *dir);
  * a last component "**" covers the directory and everything below it. fold_case: compare ASCII case-insensitively. */
 bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const char *home,
                    bool fold_case);
+
+/* Is pattern well formed (balanced [...], no ".." component, not empty)?
+ * Returns 0, or -1 with msg ("'[a' has an unclosed '['"). */
+int pd_glob_check(const char *pattern, char *msg, size_t msglen);
 
 /* Match one path component against a component pattern (*, ?, [...], \x). */
 bool pd_glob_component(const char *pat, size_t plen, const char *s, size_t slen, bool fold_case);
@@ -156,6 +162,7 @@ void pd_ctx_free(struct pd_ctx *c);
 #define PD_REASON_BINARY        "not in allow_binaries"
 #define PD_REASON_NETWORK       "network disabled"
 #define PD_REASON_GUARDRAIL     "guardrail"
+#define PD_REASON_UNRESOLVABLE  "unresolvable path"
 
 struct pd_verdict {
     bool deny;

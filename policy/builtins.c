@@ -1,0 +1,33 @@
+/* policy/builtins.c - the patterns that apply with or without a policy file.
+ * Secrets are denied for read and write (reason "secret"); protected paths
+ * are readable but never writable (reason "protected"), because writing them
+ * lets an agent persist or escalate (git hooks run later, agent and editor
+ * configuration runs commands). protected_paths replaces the second list. */
+#include <stddef.h>
+
+#include "policy/policy.h"
+
+const char *const pd_builtin_secrets[] = {
+    /* the original's four, in its order */
+    ".env", ".env.*", "*.pem", "**/secrets/**",
+    /* private keys and key stores */
+    "*.key", "id_rsa*", "id_dsa*", "id_ed25519*", "id_ecdsa*", "*.p12", "*.pfx",
+    /* credential files of common tools */
+    ".netrc", ".npmrc", ".pypirc", ".git-credentials",
+    /* credential folders in the user's home */
+    "~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.kube/config",
+    "~/.docker/config.json", NULL};
+
+const char *const pd_builtin_protected[] = {
+    ".git/hooks/**", ".git/config", ".gitmodules",
+    /* agent configuration */
+    ".claude/**", ".codex/**", ".mcp.json",
+    /* editor task and launch files */
+    ".vscode/**", ".idea/**", NULL};
+
+/* Writes that are never judged by the writable roots: the terminal, the
+ * bit buckets and the process's own descriptors (/dev/stdout resolves to
+ * /proc/<pid>/fd/1). The kernel layers decide what else under /dev is open. */
+const char *const pd_builtin_writable[] = {
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts/**", "/dev/fd/**",
+    "/dev/stdout", "/dev/stderr", "/proc/self/fd/**", "/proc/*/fd/**", NULL};

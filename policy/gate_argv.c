@@ -1,0 +1,226 @@
+/* policy/gate_argv.c - the argv gate: which program may run, and which
+ * arguments name paths that the policy denies. "Flags are not paths", and
+ * neither are numbers, versions, URLs, package specs or prose. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/policy.h"
+
+/* 1.5, 3.11, v2.0.1, 1.2.3-rc1: digits and dots, an optional v, a suffix. */
+static bool is_version(const char *s)
+{
+    if (*s == 'v' || *s == 'V')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    bool dot = false;
+    for (; *s; s++) {
+        if (*s == '.')
+            dot = true;
+        else if (!isalnum((unsigned char)*s) && *s != '-' && *s != '+')
+            return false;
+    }
+    return dot;
+}
+
+static bool is_url(const char *s)
+{
+    const char *p = s;
+    if (!isalpha((unsigned char)*p))
+        return false;
+    while (isalnum((unsigned char)*p) || *p == '+' || *p == '.' || *p == '-')
+        p++;
+    if (strncmp(p, "://", 3) == 0)
+        return true;
+    /* scp-like git remotes: user@host:path */
+    const char *at = strchr(s, '@'), *colon = strchr(s, ':'), *slash = strchr(s, '/');
+    return at && colon && at < colon && (!slash || colon < slash);
+}
+
+bool pd_looks_like_path(const char *arg, const char *base)
+{
+    if (!arg[0] || arg[0] == '-')
+        return false;
+    bool starts_pathy = arg[0] == '/' || arg[0] == '~' || strncmp(arg, "./", 2) == 0 ||
+                        strncmp(arg, "../", 3) == 0 || strcmp(arg, ".") == 0 ||
+                        strcmp(arg, "..") == 0;
+    if (strpbrk(arg, " \t\r\n"))
+        return starts_pathy;
+    if (starts_pathy)
+        return true;
+    if (is_url(arg) || is_version(arg))
+        return false;
+    if (strstr(arg, "==") || strstr(arg, ">=") || strstr(arg, "<=") || strstr(arg, "~="))
+        return false; /* package specs: requests==2.31.0 */
+    if (strchr(arg, '/') || arg[0] == '.')
+        return true;
+    const char *dot = strrchr(arg, '.');
+    if (dot && dot[1])
+        return true;
+    if (base) {
+        char joined[PD_PATH_MAX];
+        struct stat st;
+        if ((size_t)snprintf(joined, sizeof joined, "%s/%s", base, arg) < sizeof joined &&
+            stat(joined, &st) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool is_exec_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int pd_resolve_program(const struct pd_ctx *c, const char *name, const char *base, char *out,
+                       size_t outlen)
+{
+    char cand[PD_PATH_MAX];
+    if (!name[0]) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (strchr(name, '/')) {
+        if (name[0] == '/')
+            pd_path_clean(name, cand, sizeof cand);
+        else {
+            char joined[PD_PATH_MAX];
+            if ((size_t)snprintf(joined, sizeof joined, "%s/%s", base ? base : c->workspace,
+                                 name) >= sizeof joined) {
+                errno = ENAMETOOLONG;
+                return -1;
+            }
+            pd_path_clean(joined, cand, sizeof cand);
+        }
+        if (!is_exec_file(cand))
+            return -1;
+        snprintf(out, outlen, "%s", cand);
+        return 0;
+    }
+    /* execvp's search, minus relative PATH entries: a program found through
+     * "." or "" would be whatever the workspace holds under that name. */
+    const char *p = c->path_env;
+    while (*p) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > 0 && p[0] == '/' &&
+            (size_t)snprintf(cand, sizeof cand, "%.*s/%s", (int)len, p, name) < sizeof cand &&
+            is_exec_file(cand)) {
+            snprintf(out, outlen, "%s", cand);
+            return 0;
+        }
+        p += len + (e ? 1 : 0);
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+static void binary_deny(struct pd_verdict *v, const char *name, const struct pd_policy *p,
+                        const char *why)
+{
+    size_t n = 0;
+    char list[PD_MSG_MAX / 2] = "";
+    for (size_t k = 0; k < p->allow_binaries.n && n < sizeof list; k++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "",
+                              p->allow_binaries.v[k]);
+    v->deny = true;
+    v->reason = PD_REASON_BINARY;
+    v->key = "allow_binaries";
+    v->pattern = NULL;
+    if (why)
+        snprintf(v->message, sizeof v->message, "binary '%s' %s [allow_binaries: %s]", name, why,
+                 list);
+    else
+        snprintf(v->message, sizeof v->message, "binary '%s' not in allow_binaries [allow_binaries: %s]",
+                 name, list);
+}
+
+static bool in_roots(const struct pd_ctx *c, const char *real)
+{
+    for (size_t k = 0; k < c->nroots; k++)
+        if (pd_path_under(real, c->roots[k]))
+            return true;
+    return false;
+}
+
+void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
+                    struct pd_verdict *v, bool *missing)
+{
+    const struct pd_policy *p = c->policy;
+    char invoked[PD_PATH_MAX], real[PD_PATH_MAX], entry_real[PD_PATH_MAX];
+    pd_verdict_allow(v);
+    v->op = PD_OP_EXEC;
+    snprintf(v->subject, sizeof v->subject, "%s", argv0);
+    v->resolved[0] = '\0';
+    *missing = false;
+    const char *slash = strrchr(argv0, '/');
+    const char *name = slash ? slash + 1 : argv0;
+    bool found = pd_resolve_program(c, argv0, base, invoked, sizeof invoked) == 0;
+    if (found && realpath(invoked, real))
+        snprintf(v->resolved, sizeof v->resolved, "%s", real);
+    else if (found)
+        snprintf(v->resolved, sizeof v->resolved, "%s", invoked);
+    if (p->allow_binaries.n == 0) {
+        *missing = !found;
+        return;
+    }
+    bool name_listed = false;
+    for (size_t k = 0; k < p->allow_binaries.n; k++) {
+        const char *e = p->allow_binaries.v[k];
+        if (strchr(e, '/')) {
+            if (found && pd_path_normalize(c->workspace, c->home, e, entry_real,
+                                           sizeof entry_real) == 0 &&
+                (strcmp(entry_real, v->resolved) == 0 || strcmp(entry_real, invoked) == 0))
+                return;
+        } else if (strcmp(e, name) == 0) {
+            name_listed = true;
+        }
+    }
+    if (!name_listed) {
+        binary_deny(v, name, p, NULL);
+        return;
+    }
+    if (!found) {
+        *missing = true;
+        return;
+    }
+    if (in_roots(c, v->resolved)) {
+        char why[PD_PATH_MAX + 128];
+        snprintf(why, sizeof why,
+                 "resolves to %s, a file the sandboxed command can write (a bare name in "
+                 "allow_binaries matches only programs outside the writable roots)",
+                 v->resolved);
+        binary_deny(v, name, p, why);
+    }
+}
+
+void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct pd_verdict *v,
+                  bool *missing)
+{
+    pd_gate_binary(c, argv[0], c->workspace, v, missing);
+    if (v->deny)
+        return;
+    bool missing_bin = *missing;
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (arg[0] == '-') {
+            const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
+            if (!eq || !pd_looks_like_path(eq + 1, NULL))
+                continue;
+            arg = eq + 1;
+        } else if (!pd_looks_like_path(arg, c->workspace)) {
+            continue;
+        }
+        pd_gate_path(c, PD_OP_NAME, c->workspace, arg, v);
+        if (v->deny)
+            return;
+    }
+    pd_verdict_allow(v);
+    *missing = missing_bin;
+}

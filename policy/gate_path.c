@@ -1,0 +1,154 @@
+/* policy/gate_path.c - judge one file-system operation on one path.
+ *
+ * Order (most specific reason first): deny_globs, built-in secrets, then for
+ * writes the policy file and protected paths, then the scope: writes must lie
+ * in a writable root, named paths (argv, tool calls) in the workspace and in
+ * allow_paths. Reads and execs are judged by the patterns only: the kernel
+ * layers decide what outside the workspace is readable. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy/policy.h"
+
+const char *pd_op_name(enum pd_op op)
+{
+    switch (op) {
+    case PD_OP_READ:
+        return "read";
+    case PD_OP_WRITE:
+        return "write";
+    case PD_OP_CREATE:
+        return "create";
+    case PD_OP_DELETE:
+        return "delete";
+    case PD_OP_EXEC:
+        return "exec";
+    case PD_OP_NAME:
+        return "name";
+    }
+    return "?";
+}
+
+int pd_op_parse(const char *s)
+{
+    for (int op = PD_OP_READ; op <= PD_OP_NAME; op++)
+        if (strcmp(s, pd_op_name((enum pd_op)op)) == 0)
+            return op;
+    return -1;
+}
+
+void pd_verdict_allow(struct pd_verdict *v)
+{
+    v->deny = false;
+    v->reason = NULL;
+    v->key = NULL;
+    v->pattern = NULL;
+    v->message[0] = '\0';
+}
+
+static bool is_write(enum pd_op op)
+{
+    return op == PD_OP_WRITE || op == PD_OP_CREATE || op == PD_OP_DELETE;
+}
+
+static const char *match_list(const char *const *list, size_t n, const char *rel, const char *abs,
+                              const char *home)
+{
+    for (size_t k = 0; k < n && list[k]; k++)
+        if (pd_glob_match(list[k], rel, abs, home, true))
+            return list[k];
+    return NULL;
+}
+
+/* The message is "<subject> (<reason>) [<rule>]"; the bracket names the rule
+ * and, when a link or ".." made it differ, the path that was judged. */
+static void deny(struct pd_verdict *v, const struct pd_ctx *c, const char *reason, const char *key,
+                 const char *pattern, const char *rule_text)
+{
+    char shown[PD_PATH_MAX + 16] = "";
+    v->deny = true;
+    v->reason = reason;
+    v->key = key;
+    v->pattern = pattern;
+    const char *rel = pd_path_under(v->resolved, c->workspace);
+    char cleaned[PD_PATH_MAX];
+    pd_path_clean(v->subject, cleaned, sizeof cleaned);
+    const char *judged = rel ? (rel[0] ? rel : ".") : v->resolved;
+    if (v->resolved[0] && strcmp(cleaned, judged) != 0 && strcmp(cleaned, v->resolved) != 0)
+        snprintf(shown, sizeof shown, "; resolved %s", judged);
+    snprintf(v->message, sizeof v->message, "%s (%s) [%s%s]", v->subject, reason, rule_text,
+             shown);
+}
+
+static void join_list(const struct pd_strv *s, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < s->n && n < len; k++)
+        n += (size_t)snprintf(out + n, len - n, "%s%s", k ? ", " : "", s->v[k]);
+}
+
+void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
+                  struct pd_verdict *v)
+{
+    const struct pd_policy *p = c->policy;
+    char rule[PD_PATH_MAX + 64];
+    pd_verdict_allow(v);
+    v->op = op;
+    snprintf(v->subject, sizeof v->subject, "%s", path);
+    v->resolved[0] = '\0';
+    if (pd_path_normalize(base ? base : c->workspace, c->home, path, v->resolved,
+                          sizeof v->resolved)) {
+        snprintf(rule, sizeof rule, "%s", strerror(errno));
+        deny(v, c, PD_REASON_UNRESOLVABLE, "path", NULL, rule);
+        return;
+    }
+    const char *rel = pd_path_under(v->resolved, c->workspace);
+    const char *hit;
+
+    if ((hit = match_list((const char *const *)p->deny_globs.v, p->deny_globs.n, rel, v->resolved,
+                          c->home))) {
+        snprintf(rule, sizeof rule, "deny_globs: %s", hit);
+        deny(v, c, PD_REASON_DENY_GLOB, "deny_globs", hit, rule);
+        return;
+    }
+    if ((hit = match_list(pd_builtin_secrets, (size_t)-1, rel, v->resolved, c->home))) {
+        snprintf(rule, sizeof rule, "built-in secret: %s", hit);
+        deny(v, c, PD_REASON_SECRET, "secrets", hit, rule);
+        return;
+    }
+    if (op == PD_OP_READ || op == PD_OP_EXEC)
+        return;
+    if (is_write(op)) {
+        if (p->file && strcmp(p->file, v->resolved) == 0) {
+            deny(v, c, PD_REASON_PROTECTED, "policy_file", p->file, "the policy file in use");
+            return;
+        }
+        hit = p->protected_paths_set
+                  ? match_list((const char *const *)p->protected_paths.v, p->protected_paths.n,
+                               rel, v->resolved, c->home)
+                  : match_list(pd_builtin_protected, (size_t)-1, rel, v->resolved, c->home);
+        if (hit) {
+            snprintf(rule, sizeof rule, "protected_paths: %s", hit);
+            deny(v, c, PD_REASON_PROTECTED, "protected_paths", hit, rule);
+            return;
+        }
+        if (match_list(pd_builtin_writable, (size_t)-1, NULL, v->resolved, c->home))
+            return;
+    }
+    /* scope: writes may touch every root; a named path only the policy's */
+    size_t nroots = is_write(op) ? c->nroots : c->npolicy_roots;
+    for (size_t k = 0; k < nroots; k++)
+        if (pd_path_under(v->resolved, c->roots[k]))
+            return;
+    if (!rel) {
+        snprintf(rule, sizeof rule, "workspace: %s", c->workspace);
+        deny(v, c, PD_REASON_OUTSIDE_WS, "workspace", NULL, rule);
+        return;
+    }
+    char list[PD_PATH_MAX];
+    join_list(&p->allow_paths, list, sizeof list);
+    snprintf(rule, sizeof rule, "allow_paths: %s", list);
+    deny(v, c, PD_REASON_OUTSIDE_ALLOW, "allow_paths", NULL, rule);
+}

@@ -1,0 +1,305 @@
+/* policy/gate_tool.c - the tool-call gate of `paldron check TOOL JSON`.
+ *
+ * In the original's order: network capability, schema (the five built-in
+ * tools), suspicious substrings, tool semantics, then the path pass. Unlike
+ * the original, string values are inspected at any depth and in document
+ * order (deterministic messages), execute_code is parsed as shell words, and
+ * the prose fields of write_file/edit_file are not taken for paths. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "policy/policy.h"
+#include "policy/shell_words.h"
+#include "policy/toml_lex.h"
+#include "policy/tools.h"
+
+static const char *const network_tools[] = {"wolfram",         "http_request",  "web_search",
+                                            "web_scrape",      "ask_cloud_model", "analyze_image",
+                                            NULL};
+
+__attribute__((format(printf, 2, 3))) static void guard(struct pd_verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->message, sizeof v->message, fmt, ap);
+    va_end(ap);
+    v->deny = true;
+    v->reason = PD_REASON_GUARDRAIL;
+    v->key = "tools";
+    v->pattern = NULL;
+}
+
+/* Last member named key (JSON duplicate keys: last wins). */
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    const cJSON *hit = NULL, *it;
+    cJSON_ArrayForEach(it, obj)
+    {
+        if (it->string && strcmp(it->string, key) == 0)
+            hit = it;
+    }
+    return hit;
+}
+
+static const char *member_str(const cJSON *obj, const char *key)
+{
+    const cJSON *m = member(obj, key);
+    return cJSON_IsString(m) ? m->valuestring : NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool check_schema(const struct pd_tool_schema *s, const cJSON *args, struct pd_verdict *v)
+{
+    for (size_t k = 0; k < s->nprops; k++) /* props are sorted, so required is too */
+        if (!member(args, s->props[k].name)) {
+            guard(v, "missing required argument '%s' for tool '%s'", s->props[k].name, s->name);
+            return false;
+        }
+    size_t n = (size_t)cJSON_GetArraySize(args), i = 0;
+    const char **names = calloc(n + 1, sizeof *names);
+    const cJSON *it;
+    if (!names) {
+        guard(v, "out of memory while checking tool '%s'", s->name);
+        return false;
+    }
+    cJSON_ArrayForEach(it, args) names[i++] = it->string;
+    qsort(names, n, sizeof *names, cmp_str);
+    bool ok = true;
+    for (i = 0; i < n && ok; i++) {
+        const struct pd_tool_prop *prop = NULL;
+        for (size_t k = 0; k < s->nprops; k++)
+            if (strcmp(s->props[k].name, names[i]) == 0)
+                prop = &s->props[k];
+        if (!prop) {
+            guard(v, "unknown argument '%s' for tool '%s'", names[i], s->name);
+            ok = false;
+        } else if (!cJSON_IsString(member(args, names[i]))) {
+            guard(v, "argument '%s' for tool '%s' must be a string", names[i], s->name);
+            ok = false;
+        }
+    }
+    free(names);
+    return ok;
+}
+
+/* Visit every string value in document order with its argument name. */
+typedef bool (*visit_fn)(const char *name, const char *value, void *user);
+
+static bool walk(const cJSON *node, const char *name, visit_fn fn, void *user, int depth)
+{
+    char child[512];
+    const cJSON *it;
+    if (depth > 64)
+        return true;
+    if (cJSON_IsString(node))
+        return fn(name, node->valuestring, user);
+    int idx = 0;
+    cJSON_ArrayForEach(it, node)
+    {
+        if (cJSON_IsObject(node))
+            snprintf(child, sizeof child, "%s%s%s", name, name[0] ? "." : "", it->string);
+        else
+            snprintf(child, sizeof child, "%s[%d]", name, idx);
+        idx++;
+        if (!walk(it, child, fn, user, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+struct visit {
+    const struct pd_ctx *c;
+    const char *tool;
+    struct pd_verdict *v;
+};
+
+static bool suspicious(const char *name, const char *value, void *user)
+{
+    struct visit *x = user;
+    char low[PD_MSG_MAX];
+    size_t n = 0;
+    while (isspace((unsigned char)*value))
+        value++;
+    for (; value[n] && n + 1 < sizeof low; n++)
+        low[n] = (char)tolower((unsigned char)value[n]);
+    low[n] = '\0';
+    if (strstr(low, "../") || strstr(low, "~/.ssh") || strstr(low, "/etc/")) {
+        guard(x->v, "suspicious path or system access pattern in argument '%s'", name);
+        return false;
+    }
+    return true;
+}
+
+static bool is_prose(const char *tool, const char *name)
+{
+    return (strcmp(tool, "write_file") == 0 && strcmp(name, "content") == 0) ||
+           (strcmp(tool, "edit_file") == 0 &&
+            (strcmp(name, "old_text") == 0 || strcmp(name, "new_text") == 0));
+}
+
+static bool path_pass(const char *name, const char *value, void *user)
+{
+    struct visit *x = user;
+    if (is_prose(x->tool, name) || strcmp(x->tool, "execute_code") == 0)
+        return true;
+    if (!pd_looks_like_path(value, x->c->workspace))
+        return true;
+    bool writes = (strcmp(x->tool, "write_file") == 0 || strcmp(x->tool, "edit_file") == 0) &&
+                  strcmp(name, "path") == 0;
+    pd_gate_path(x->c, writes ? PD_OP_WRITE : PD_OP_NAME, NULL, value, x->v);
+    return !x->v->deny;
+}
+
+/* execute_code: one program, no shell operators; its words are judged like argv. */
+static void check_execute_code(const struct pd_ctx *c, const cJSON *args, struct pd_verdict *v)
+{
+    const char *cmd = member_str(args, "command"), *dir = member_str(args, "dir");
+    const char *op = NULL;
+    struct pd_strv words;
+    const char *p = cmd ? cmd : "";
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!*p) {
+        guard(v, "execute_code requires a non-empty command");
+        return;
+    }
+    if (!dir || dir[0] != '/') {
+        guard(v, "execute_code requires an absolute working directory");
+        return;
+    }
+    int rc = pd_shell_words(cmd, &words, &op);
+    if (rc == -2) {
+        guard(v, "execute_code command has an unterminated quote");
+        return;
+    }
+    if (rc < 0) {
+        guard(v, "out of memory while parsing the execute_code command");
+        return;
+    }
+    if (op) {
+        guard(v, "execute_code command contains unsafe shell operator '%s'",
+              strcmp(op, "\n") == 0 ? "\\n" : op);
+    } else if (words.n == 0) {
+        guard(v, "execute_code requires a non-empty command");
+    } else {
+        if (c->policy->allow_binaries.n) {
+            bool missing;
+            pd_gate_binary(c, words.v[0], dir, v, &missing);
+        }
+        for (size_t k = 1; k < words.n && !v->deny; k++) {
+            const char *w = words.v[k];
+            if (w[0] == '-') {
+                const char *eq = w[1] == '-' ? strchr(w, '=') : NULL;
+                if (!eq)
+                    continue;
+                w = eq + 1;
+            }
+            if (pd_looks_like_path(w, dir))
+                pd_gate_path(c, PD_OP_NAME, dir, w, v);
+        }
+        if (!v->deny)
+            pd_gate_path(c, PD_OP_NAME, NULL, dir, v);
+    }
+    pd_strv_free(&words);
+}
+
+static void check_semantics(const struct pd_ctx *c, const char *tool, const cJSON *args,
+                            struct pd_verdict *v)
+{
+    if (strcmp(tool, "read_file") == 0 || strcmp(tool, "write_file") == 0 ||
+        strcmp(tool, "edit_file") == 0) {
+        const char *path = member_str(args, "path");
+        if (path && path[0] && path[0] != '/')
+            guard(v, "tool '%s' requires an absolute path", tool);
+    } else if (strcmp(tool, "execute_code") == 0) {
+        check_execute_code(c, args, v);
+    } else if (strcmp(tool, "git_ops") == 0) {
+        const char *cwd = member_str(args, "cwd");
+        if (cwd && cwd[0] && cwd[0] != '/')
+            guard(v, "git_ops requires an absolute cwd");
+    }
+}
+
+static bool check_network(const struct pd_ctx *c, const char *tool, const cJSON *args,
+                          bool isolated, struct pd_verdict *v)
+{
+    if (c->policy->allow_network)
+        return true;
+    for (size_t k = 0; network_tools[k]; k++)
+        if (strcmp(tool, network_tools[k]) == 0) {
+            guard(v, "tool '%s' needs network access (disabled in config)", tool);
+            return false;
+        }
+    if (strcmp(tool, "execute_code") == 0 && !isolated) {
+        guard(v, "tool 'execute_code' is disabled while network access is disabled because this "
+                 "execution path has no enforced network isolation");
+        return false;
+    }
+    if (strcmp(tool, "git_ops") == 0) {
+        const char *action = member_str(args, "action");
+        char low[32] = "";
+        if (action) {
+            while (isspace((unsigned char)*action))
+                action++;
+            size_t n = 0;
+            for (; action[n] && n + 1 < sizeof low; n++)
+                low[n] = (char)tolower((unsigned char)action[n]);
+            while (n && isspace((unsigned char)low[n - 1]))
+                n--;
+            low[n] = '\0';
+        }
+        if (strcmp(low, "push") == 0)
+            guard(v, "git push needs network access (disabled in config)");
+        else
+            guard(v, "tool 'git_ops' is disabled while network access is disabled because "
+                     "repository-controlled Git helpers are not network-isolated");
+        return false;
+    }
+    return true;
+}
+
+int pd_gate_tool_call(const struct pd_ctx *c, const char *tool, const char *json,
+                      bool os_isolation_available, struct pd_verdict *v, struct pd_error *err)
+{
+    memset(err, 0, sizeof *err);
+    pd_verdict_allow(v);
+    v->op = PD_OP_NAME;
+    snprintf(v->subject, sizeof v->subject, "%s", tool);
+    v->resolved[0] = '\0';
+    const char *end = NULL;
+    cJSON *args = cJSON_ParseWithOpts(json ? json : "{}", &end, true);
+    if (!args) {
+        size_t off = end && json ? (size_t)(end - json) : 0;
+        snprintf(err->msg, sizeof err->msg, "bad JSON args: invalid JSON at offset %zu", off);
+        return -1;
+    }
+    if (cJSON_IsNull(args)) {
+        cJSON_Delete(args);
+        args = cJSON_CreateObject();
+    }
+    if (!cJSON_IsObject(args)) {
+        snprintf(err->msg, sizeof err->msg, "bad JSON args: expected a JSON object, found %s",
+                 cJSON_IsArray(args) ? "an array" : "a scalar value");
+        cJSON_Delete(args);
+        return -1;
+    }
+    struct visit x = {c, tool, v};
+    const struct pd_tool_schema *schema = pd_tool_schema_find(tool);
+    if (check_network(c, tool, args, os_isolation_available, v) &&
+        (!schema || check_schema(schema, args, v)) && walk(args, "", suspicious, &x, 0)) {
+        check_semantics(c, tool, args, v);
+        if (!v->deny)
+            walk(args, "", path_pass, &x, 0);
+    }
+    cJSON_Delete(args);
+    return 0;
+}

@@ -1,0 +1,253 @@
+/* policy/glob.c - the one glob matcher (gitignore-like, docs/policy.md).
+ *
+ * A pattern is split into components. A pattern with no '/' (a trailing '/'
+ * does not count) becomes "**" + itself, so it matches a component at any
+ * depth. A pattern matches a path when it matches the path or one of its
+ * ancestors, so a matching directory covers everything below it; a trailing
+ * '/' or a last "**" therefore need no special case. */
+#include <stdio.h>
+#include <string.h>
+
+#include "policy/policy.h"
+
+#define MAX_PARTS 256                  /* pattern components */
+#define MAX_DEPTH (PD_PATH_MAX / 2 + 1) /* path components a PATH_MAX path can hold */
+
+struct part {
+    const char *s;
+    size_t n;
+};
+
+static char fold(char c, bool on)
+{
+    return (on && c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Match a bracket expression at pat[*pi] ('[' already seen) against c. */
+static bool match_class(const char *pat, size_t plen, size_t *pi, char c, bool fc, bool *ok)
+{
+    size_t i = *pi + 1;
+    bool neg = false, hit = false;
+    if (i < plen && (pat[i] == '!' || pat[i] == '^')) {
+        neg = true;
+        i++;
+    }
+    size_t first = i;
+    for (; i < plen && (pat[i] != ']' || i == first); i++) {
+        char lo = pat[i];
+        if (lo == '\\' && i + 1 < plen)
+            lo = pat[++i];
+        char hi = lo;
+        if (i + 2 < plen && pat[i + 1] == '-' && pat[i + 2] != ']') {
+            hi = pat[i + 2];
+            if (hi == '\\' && i + 3 < plen)
+                hi = pat[++i + 2];
+            i += 2;
+        }
+        char fc_c = fold(c, fc);
+        if ((c >= lo && c <= hi) || (fc && fc_c >= fold(lo, fc) && fc_c <= fold(hi, fc)))
+            hit = true;
+    }
+    if (i >= plen) { /* no closing ']' (pd_glob_check refuses these) */
+        *ok = false;
+        return false;
+    }
+    *pi = i + 1;
+    *ok = true;
+    return hit != neg;
+}
+
+bool pd_glob_component(const char *pat, size_t plen, const char *s, size_t slen, bool fc)
+{
+    size_t pi = 0, si = 0, star_p = (size_t)-1, star_s = 0;
+    while (si < slen) {
+        if (pi < plen) {
+            char pc = pat[pi];
+            if (pc == '*') {
+                star_p = ++pi;
+                star_s = si;
+                continue;
+            }
+            if (pc == '?') {
+                pi++;
+                si++;
+                continue;
+            }
+            if (pc == '[') {
+                bool ok;
+                size_t npi = pi;
+                if (match_class(pat, plen, &npi, s[si], fc, &ok)) {
+                    pi = npi;
+                    si++;
+                    continue;
+                }
+                if (!ok)
+                    return false;
+            } else {
+                if (pc == '\\' && pi + 1 < plen)
+                    pc = pat[++pi];
+                if (fold(pc, fc) == fold(s[si], fc)) {
+                    pi++;
+                    si++;
+                    continue;
+                }
+            }
+        }
+        if (star_p == (size_t)-1)
+            return false;
+        pi = star_p;
+        si = ++star_s;
+    }
+    while (pi < plen && pat[pi] == '*')
+        pi++;
+    return pi == plen;
+}
+
+static size_t split(const char *s, struct part *out, size_t max)
+{
+    size_t n = 0;
+    while (*s) {
+        while (*s == '/')
+            s++;
+        if (!*s)
+            break;
+        const char *e = strchr(s, '/');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (!(len == 1 && s[0] == '.')) {
+            if (n == max)
+                return max + 1;
+            out[n].s = s;
+            out[n].n = len;
+            n++;
+        }
+        s += len;
+    }
+    return n;
+}
+
+static bool is_globstar(const struct part *p)
+{
+    return p->n == 2 && p->s[0] == '*' && p->s[1] == '*';
+}
+
+/* Does pattern p[0..np) match all of t[0..nt)? "**" spans zero or more
+ * components; greedy with backtracking to the last "**" (linear per try). */
+static bool match_parts(const struct part *p, size_t np, const struct part *t, size_t nt, bool fc)
+{
+    size_t pi = 0, ti = 0, star_p = (size_t)-1, star_t = 0;
+    while (ti < nt) {
+        if (pi < np && is_globstar(&p[pi])) {
+            star_p = ++pi;
+            star_t = ti;
+            continue;
+        }
+        if (pi < np && pd_glob_component(p[pi].s, p[pi].n, t[ti].s, t[ti].n, fc)) {
+            pi++;
+            ti++;
+            continue;
+        }
+        if (star_p == (size_t)-1)
+            return false;
+        pi = star_p;
+        ti = ++star_t;
+    }
+    while (pi < np && is_globstar(&p[pi]))
+        pi++;
+    return pi == np;
+}
+
+/* The pattern matches the path or one of its ancestors. */
+static bool match_prefix(const struct part *p, size_t np, const struct part *t, size_t nt, bool fc)
+{
+    for (size_t len = 0; len <= nt; len++)
+        if (match_parts(p, np, t, len, fc))
+            return true;
+    return false;
+}
+
+bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const char *home,
+                   bool fold_case)
+{
+    static const struct part any = {"**", 2};
+    struct part p[MAX_PARTS + 1];
+    static _Thread_local struct part t[MAX_DEPTH + 1];
+    char expanded[PD_PATH_MAX];
+    size_t np, nt, off = 0;
+    const char *pat = pattern;
+    const char *target;
+
+    if (pat[0] == '~' && (pat[1] == '/' || pat[1] == '\0')) {
+        if (!home || !home[0])
+            return false;
+        if ((size_t)snprintf(expanded, sizeof expanded, "%s%s", home, pat + 1) >= sizeof expanded)
+            return false;
+        pat = expanded;
+    }
+    if (pat[0] == '/') {
+        target = abs;
+    } else {
+        while (pat[0] == '.' && pat[1] == '/')
+            pat += 2;
+        const char *slash = strchr(pat, '/');
+        bool anchored = slash && slash[strspn(slash, "/")] != '\0';
+        if (!anchored) {
+            p[0] = any;
+            off = 1;
+            target = rel ? rel : abs;
+        } else {
+            target = rel;
+        }
+    }
+    if (!target)
+        return false;
+    np = split(pat, p + off, MAX_PARTS - off) + off;
+    if (np > MAX_PARTS)
+        return false;
+    nt = split(target, t, MAX_DEPTH);
+    if (nt > MAX_DEPTH)
+        nt = MAX_DEPTH;
+    return match_prefix(p, np, t, nt, fold_case);
+}
+
+int pd_glob_check(const char *pattern, char *msg, size_t msglen)
+{
+    struct part p[MAX_PARTS + 1];
+    if (!pattern[0]) {
+        snprintf(msg, msglen, "is empty");
+        return -1;
+    }
+    size_t np = split(pattern, p, MAX_PARTS);
+    if (np > MAX_PARTS) {
+        snprintf(msg, msglen, "'%s' has too many components", pattern);
+        return -1;
+    }
+    for (size_t k = 0; k < np; k++) {
+        if (p[k].n == 2 && p[k].s[0] == '.' && p[k].s[1] == '.') {
+            snprintf(msg, msglen, "'%s' holds a '..' component", pattern);
+            return -1;
+        }
+        for (size_t i = 0; i < p[k].n; i++) {
+            if (p[k].s[i] == '\\') {
+                i++;
+            } else if (p[k].s[i] == '[') {
+                size_t j = i + 1;
+                if (j < p[k].n && (p[k].s[j] == '!' || p[k].s[j] == '^'))
+                    j++;
+                if (j < p[k].n && p[k].s[j] == ']')
+                    j++;
+                while (j < p[k].n && p[k].s[j] != ']')
+                    j++;
+                if (j >= p[k].n) {
+                    snprintf(msg, msglen, "'%s' has an unclosed '['", pattern);
+                    return -1;
+                }
+                i = j;
+            }
+        }
+    }
+    if (pattern[0] == '~' && pattern[1] && pattern[1] != '/') {
+        snprintf(msg, msglen, "'%s': only ~/ (your own home) is supported", pattern);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,190 @@
+/* policy/path.c - the one path normaliser. Every decision judges the
+ * physical path: "~" expanded, relative paths joined to their base, "." and
+ * ".." resolved, and symlinks followed as far as the path exists, so that a
+ * link src/link -> ../.env is judged as .env. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/policy.h"
+
+#define PD_MAX_LINKS 40
+
+void pd_path_clean(const char *path, char *out, size_t outlen)
+{
+    size_t n = 0;
+    bool abs = path[0] == '/';
+    const char *s = path;
+    if (outlen == 0)
+        return;
+    if (abs && n + 1 < outlen)
+        out[n++] = '/';
+    size_t root = n; /* ".." never climbs above this */
+    while (*s) {
+        while (*s == '/')
+            s++;
+        if (!*s)
+            break;
+        const char *e = strchr(s, '/');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len == 1 && s[0] == '.') {
+            /* skip */
+        } else if (len == 2 && s[0] == '.' && s[1] == '.') {
+            /* drop the last component unless there is none, or it is ".." itself */
+            size_t start = n;
+            while (start > root && out[start - 1] != '/')
+                start--;
+            bool last_is_dotdot = n - start == 2 && out[start] == '.' && out[start + 1] == '.';
+            if (n > root && !last_is_dotdot) {
+                n = start > root ? start - 1 : root;
+            } else if (!abs) {
+                if (n > root && n + 1 < outlen)
+                    out[n++] = '/';
+                if (n + 2 < outlen) {
+                    out[n++] = '.';
+                    out[n++] = '.';
+                }
+            }
+        } else {
+            if (n > root && n + 1 < outlen)
+                out[n++] = '/';
+            for (size_t k = 0; k < len && n + 1 < outlen; k++)
+                out[n++] = s[k];
+        }
+        s += len;
+    }
+    if (n == 0 && outlen > 1)
+        out[n++] = '.';
+    out[n] = '\0';
+}
+
+const char *pd_path_under(const char *abs, const char *dir)
+{
+    size_t len = strlen(dir);
+    if (len == 1 && dir[0] == '/')
+        return abs[0] == '/' ? abs + 1 : NULL;
+    if (strncmp(abs, dir, len) != 0)
+        return NULL;
+    if (abs[len] == '\0')
+        return abs + len;
+    if (abs[len] == '/')
+        return abs + len + 1;
+    return NULL;
+}
+
+/* Remove the last component of an absolute path in place ("/" stays "/"). */
+static void drop_last(char *res, size_t *n)
+{
+    while (*n > 1 && res[*n - 1] != '/')
+        (*n)--;
+    if (*n > 1)
+        (*n)--;
+    res[*n] = '\0';
+}
+
+int pd_path_normalize(const char *base, const char *home, const char *path, char *out,
+                      size_t outlen)
+{
+    /* rest holds what is left to walk; it grows when a link is spliced in */
+    char rest[2 * PD_PATH_MAX], res[PD_PATH_MAX], link[PD_PATH_MAX];
+    size_t n = 1, rlen;
+    int links = 0;
+    bool exists = true;
+
+    if (!path || !path[0]) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (path[0] == '~' && (path[1] == '/' || path[1] == '\0') && home && home[0]) {
+        rlen = (size_t)snprintf(rest, sizeof rest, "%s/%s", home, path + 1);
+    } else if (path[0] == '/') {
+        rlen = (size_t)snprintf(rest, sizeof rest, "%s", path);
+    } else {
+        if (!base || base[0] != '/') {
+            errno = EINVAL;
+            return -1;
+        }
+        rlen = (size_t)snprintf(rest, sizeof rest, "%s/%s", base, path);
+    }
+    if (rlen >= sizeof rest) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    res[0] = '/';
+    res[1] = '\0';
+    size_t pos = 0;
+    while (pos < rlen) {
+        while (pos < rlen && rest[pos] == '/')
+            pos++;
+        if (pos >= rlen)
+            break;
+        size_t start = pos;
+        while (pos < rlen && rest[pos] != '/')
+            pos++;
+        size_t len = pos - start;
+        if (len == 1 && rest[start] == '.')
+            continue;
+        if (len == 2 && rest[start] == '.' && rest[start + 1] == '.') {
+            drop_last(res, &n);
+            continue;
+        }
+        if (n + (n > 1) + len + 1 > sizeof res) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        size_t before = n;
+        if (n > 1)
+            res[n++] = '/';
+        memcpy(res + n, rest + start, len);
+        n += len;
+        res[n] = '\0';
+        if (!exists)
+            continue;
+        struct stat st;
+        if (lstat(res, &st) != 0) {
+            exists = false; /* ENOENT, ENOTDIR, EACCES: the rest is judged as written */
+            continue;
+        }
+        if (!S_ISLNK(st.st_mode))
+            continue;
+        if (++links > PD_MAX_LINKS) {
+            errno = ELOOP;
+            return -1;
+        }
+        ssize_t ll = readlink(res, link, sizeof link - 1);
+        if (ll < 0) {
+            exists = false;
+            continue;
+        }
+        link[ll] = '\0';
+        /* splice: rest = link + "/" + remaining */
+        size_t remain = rlen - pos;
+        if ((size_t)ll + 1 + remain + 1 > sizeof rest) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memmove(rest + ll + 1, rest + pos, remain);
+        memcpy(rest, link, (size_t)ll);
+        rest[ll] = '/';
+        rlen = (size_t)ll + 1 + remain;
+        rest[rlen] = '\0';
+        pos = 0;
+        if (link[0] == '/') {
+            n = 1;
+            res[1] = '\0';
+        } else {
+            n = before;
+            if (n == 0)
+                n = 1;
+            res[n] = '\0';
+        }
+    }
+    if (n + 1 > outlen) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(out, res, n + 1);
+    return 0;
+}
