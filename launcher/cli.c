@@ -136,8 +136,8 @@ int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)
             if (strlen(options[i].name) == nlen && strncmp(options[i].name, a, nlen) == 0)
                 o = &options[i];
         if (!o || !takes(o, cli->sub)) {
-            pd_err("unknown option '%.*s' for %s (see 'paldron %s --help')", (int)nlen, a,
-                   cli->sub, cli->sub);
+            pd_err("unknown option '%.*s' for %s (see 'paldron %s --help')", (int)nlen, a, cli->sub,
+                   cli->sub);
             return PD_EXIT_BROKEN;
         }
         if (o->arg == OPT_FLAG) {
@@ -152,7 +152,10 @@ int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)
         if (!value) {
             if (k + 1 >= argc) {
                 pd_err("%s needs a %s", o->name,
-                       strcmp(o->name, "--tool") == 0 ? "name" : (strcmp(o->name, "--policy") == 0 || strcmp(o->name, "--log") == 0) ? "file" : "value");
+                       strcmp(o->name, "--tool") == 0 ? "name"
+                       : (strcmp(o->name, "--policy") == 0 || strcmp(o->name, "--log") == 0)
+                           ? "file"
+                           : "value");
                 return PD_EXIT_BROKEN;
             }
             value = argv[++k];

@@ -11,20 +11,20 @@ enum pd_exit { PD_EXIT_ALLOW = 0, PD_EXIT_BROKEN = 1, PD_EXIT_DENY = 2 };
 
 /* Options shared by the subcommands, scanned by pd_cli_parse. */
 struct pd_cli {
-    const char *sub;       /* subcommand */
-    const char *policy;    /* --policy FILE, NULL when not given */
-    bool help;             /* --help / -h */
-    bool json;             /* --json (check) */
-    bool hook;             /* --hook (check) */
-    bool hook_allow_json;  /* --hook-allow-json (check) */
-    bool list;             /* --list (schema) */
-    bool audit;            /* --audit (exec) */
-    bool interactive;      /* --interactive (exec) */
-    const char *tool;      /* --tool NAME (schema) */
-    const char *log;       /* --log FILE (exec) */
-    const char *op;        /* --op OP (explain) */
-    long long timeout;     /* --timeout SEC (exec), 0 = from the policy */
-    int argc;              /* positionals (after options, or after --) */
+    const char *sub;      /* subcommand */
+    const char *policy;   /* --policy FILE, NULL when not given */
+    bool help;            /* --help / -h */
+    bool json;            /* --json (check) */
+    bool hook;            /* --hook (check) */
+    bool hook_allow_json; /* --hook-allow-json (check) */
+    bool list;            /* --list (schema) */
+    bool audit;           /* --audit (exec) */
+    bool interactive;     /* --interactive (exec) */
+    const char *tool;     /* --tool NAME (schema) */
+    const char *log;      /* --log FILE (exec) */
+    const char *op;       /* --op OP (explain) */
+    long long timeout;    /* --timeout SEC (exec), 0 = from the policy */
+    int argc;             /* positionals (after options, or after --) */
     char **argv;
 };
 

@@ -19,15 +19,15 @@
 
 /* What the kernel offers. */
 struct pd_platform_info {
-    int landlock_abi;      /* 0: no Landlock (see landlock_error) */
-    bool seccomp;          /* seccomp filters available */
+    int landlock_abi;         /* 0: no Landlock (see landlock_error) */
+    bool seccomp;             /* seccomp filters available */
     char landlock_error[128]; /* why landlock_abi is 0, e.g. "Landlock disabled at boot" */
 };
 
 /* Resource limits; 0 = leave the inherited limit. Lowered, never raised. */
 struct pd_limits {
     unsigned long long cpu_sec;
-    unsigned long long mem_bytes;   /* RLIMIT_AS */
+    unsigned long long mem_bytes; /* RLIMIT_AS */
     unsigned long long nproc;
     unsigned long long fsize_bytes;
     unsigned long long nofile;

@@ -18,16 +18,15 @@ const char *const pd_builtin_secrets[] = {
     "~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.kube/config",
     "~/.docker/config.json", NULL};
 
-const char *const pd_builtin_protected[] = {
-    ".git/hooks/**", ".git/config", ".gitmodules",
-    /* agent configuration */
-    ".claude/**", ".codex/**", ".mcp.json",
-    /* editor task and launch files */
-    ".vscode/**", ".idea/**", NULL};
+const char *const pd_builtin_protected[] = {".git/hooks/**", ".git/config", ".gitmodules",
+                                            /* agent configuration */
+                                            ".claude/**", ".codex/**", ".mcp.json",
+                                            /* editor task and launch files */
+                                            ".vscode/**", ".idea/**", NULL};
 
 /* Writes that are never judged by the writable roots: the terminal, the
  * bit buckets and the process's own descriptors (/dev/stdout resolves to
  * /proc/<pid>/fd/1). The kernel layers decide what else under /dev is open. */
 const char *const pd_builtin_writable[] = {
-    "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts/**", "/dev/fd/**",
+    "/dev/null",   "/dev/zero",   "/dev/full",        "/dev/tty",      "/dev/pts/**", "/dev/fd/**",
     "/dev/stdout", "/dev/stderr", "/proc/self/fd/**", "/proc/*/fd/**", NULL};

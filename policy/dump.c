@@ -45,7 +45,7 @@ char *pd_policy_dump(const struct pd_policy *p)
 #define PD_KEY_BOOL(name, def, doc)        fprintf(f, "%s = %s\n", #name, p->name ? "true" : "false");
 #define PD_KEY_INT(name, def, lo, hi, doc) fprintf(f, "%s = %lld\n", #name, p->name);
 #define PD_KEY_FLOAT(name, def, doc)       fprintf(f, "%s = %.17g\n", #name, p->name);
-#define PD_KEY_ENUM(name, ctype, def, parse, doc)                                                   \
+#define PD_KEY_ENUM(name, ctype, def, parse, doc)                                                  \
     fprintf(f, "%s = \"%s\"\n", #name, p->name == PD_ON_ERROR_ALLOW ? "allow" : "deny");
 #include "policy/policy_keys.def"
     if (fclose(f) != 0) {

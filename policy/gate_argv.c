@@ -137,8 +137,8 @@ static void binary_deny(struct pd_verdict *v, const char *name, const struct pd_
         snprintf(v->message, sizeof v->message, "binary '%s' %s [allow_binaries: %s]", name, why,
                  list);
     else
-        snprintf(v->message, sizeof v->message, "binary '%s' not in allow_binaries [allow_binaries: %s]",
-                 name, list);
+        snprintf(v->message, sizeof v->message,
+                 "binary '%s' not in allow_binaries [allow_binaries: %s]", name, list);
 }
 
 static bool in_roots(const struct pd_ctx *c, const char *real)
@@ -174,8 +174,8 @@ void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
     for (size_t k = 0; k < p->allow_binaries.n; k++) {
         const char *e = p->allow_binaries.v[k];
         if (strchr(e, '/')) {
-            if (found && pd_path_normalize(c->workspace, c->home, e, entry_real,
-                                           sizeof entry_real) == 0 &&
+            if (found &&
+                pd_path_normalize(c->workspace, c->home, e, entry_real, sizeof entry_real) == 0 &&
                 (strcmp(entry_real, v->resolved) == 0 || strcmp(entry_real, invoked) == 0))
                 return;
         } else if (strcmp(e, name) == 0) {

@@ -77,8 +77,7 @@ static void deny(struct pd_verdict *v, const struct pd_ctx *c, const char *reaso
     const char *judged = rel ? (rel[0] ? rel : ".") : v->resolved;
     if (v->resolved[0] && strcmp(cleaned, judged) != 0 && strcmp(cleaned, v->resolved) != 0)
         snprintf(shown, sizeof shown, "; resolved %s", judged);
-    snprintf(v->message, sizeof v->message, "%s (%s) [%s%s]", v->subject, reason, rule_text,
-             shown);
+    snprintf(v->message, sizeof v->message, "%s (%s) [%s%s]", v->subject, reason, rule_text, shown);
 }
 
 static void join_list(const struct pd_strv *s, char *out, size_t len)
@@ -126,8 +125,8 @@ void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const
             return;
         }
         hit = p->protected_paths_set
-                  ? match_list((const char *const *)p->protected_paths.v, p->protected_paths.n,
-                               rel, v->resolved, c->home)
+                  ? match_list((const char *const *)p->protected_paths.v, p->protected_paths.n, rel,
+                               v->resolved, c->home)
                   : match_list(pd_builtin_protected, (size_t)-1, rel, v->resolved, c->home);
         if (hit) {
             snprintf(rule, sizeof rule, "protected_paths: %s", hit);

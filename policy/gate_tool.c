@@ -18,8 +18,8 @@
 #include "policy/toml_lex.h"
 #include "policy/tools.h"
 
-static const char *const network_tools[] = {"wolfram",         "http_request",  "web_search",
-                                            "web_scrape",      "ask_cloud_model", "analyze_image",
+static const char *const network_tools[] = {"wolfram",    "http_request",    "web_search",
+                                            "web_scrape", "ask_cloud_model", "analyze_image",
                                             NULL};
 
 __attribute__((format(printf, 2, 3))) static void guard(struct pd_verdict *v, const char *fmt, ...)

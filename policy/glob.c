@@ -10,7 +10,7 @@
 
 #include "policy/policy.h"
 
-#define MAX_PARTS 256                  /* pattern components */
+#define MAX_PARTS 256                   /* pattern components */
 #define MAX_DEPTH (PD_PATH_MAX / 2 + 1) /* path components a PATH_MAX path can hold */
 
 struct part {

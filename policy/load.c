@@ -21,10 +21,10 @@
 #define PD_POLICY_MAX_BYTES (1024 * 1024)
 
 enum {
-#define PD_KEY_STRV(name, doc)                   PD_KEYIDX_##name,
-#define PD_KEY_BOOL(name, def, doc)              PD_KEYIDX_##name,
-#define PD_KEY_INT(name, def, lo, hi, doc)       PD_KEYIDX_##name,
-#define PD_KEY_FLOAT(name, def, doc)             PD_KEYIDX_##name,
+#define PD_KEY_STRV(name, doc)                    PD_KEYIDX_##name,
+#define PD_KEY_BOOL(name, def, doc)               PD_KEYIDX_##name,
+#define PD_KEY_INT(name, def, lo, hi, doc)        PD_KEYIDX_##name,
+#define PD_KEY_FLOAT(name, def, doc)              PD_KEYIDX_##name,
 #define PD_KEY_ENUM(name, ctype, def, parse, doc) PD_KEYIDX_##name,
 #include "policy/policy_keys.def"
     PD_NKEYS
@@ -43,9 +43,9 @@ void pd_policy_defaults(struct pd_policy *p)
 {
     memset(p, 0, sizeof *p);
 #define PD_KEY_STRV(name, doc)
-#define PD_KEY_BOOL(name, def, doc)              p->name = def;
-#define PD_KEY_INT(name, def, lo, hi, doc)       p->name = def;
-#define PD_KEY_FLOAT(name, def, doc)             p->name = def;
+#define PD_KEY_BOOL(name, def, doc)               p->name = def;
+#define PD_KEY_INT(name, def, lo, hi, doc)        p->name = def;
+#define PD_KEY_FLOAT(name, def, doc)              p->name = def;
 #define PD_KEY_ENUM(name, ctype, def, parse, doc) p->name = def;
 #include "policy/policy_keys.def"
 }
@@ -62,8 +62,8 @@ void pd_policy_free(struct pd_policy *p)
     p->file = NULL;
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(struct loader *L, int line,
-                                                      const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct loader *L, int line, const char *fmt,
+                                                      ...)
 {
     if (!L->failed) {
         va_list ap;
@@ -178,7 +178,7 @@ static int handle_entry(struct loader *L, const struct pd_toml_entry *e, int idx
         else                                                                                       \
             rc = wrong_type(L, e, "a number", &v);                                                 \
         break;
-#define PD_KEY_ENUM(name, ctype, def, parse, doc)                                                   \
+#define PD_KEY_ENUM(name, ctype, def, parse, doc)                                                  \
     case PD_KEYIDX_##name:                                                                         \
         if (v.type != PD_TOML_STRING)                                                              \
             rc = wrong_type(L, e, "a string", &v);                                                 \
@@ -206,10 +206,10 @@ static int handle_entry(struct loader *L, const struct pd_toml_entry *e, int idx
 static int key_index(const char *name)
 {
     static const char *const names[] = {
-#define PD_KEY_STRV(name, doc)                   #name,
-#define PD_KEY_BOOL(name, def, doc)              #name,
-#define PD_KEY_INT(name, def, lo, hi, doc)       #name,
-#define PD_KEY_FLOAT(name, def, doc)             #name,
+#define PD_KEY_STRV(name, doc)                    #name,
+#define PD_KEY_BOOL(name, def, doc)               #name,
+#define PD_KEY_INT(name, def, lo, hi, doc)        #name,
+#define PD_KEY_FLOAT(name, def, doc)              #name,
 #define PD_KEY_ENUM(name, ctype, def, parse, doc) #name,
 #include "policy/policy_keys.def"
     };

@@ -33,18 +33,18 @@ enum pd_on_error { PD_ON_ERROR_DENY = 0, PD_ON_ERROR_ALLOW = 1 };
  * and docs/policy.md. */
 struct pd_policy {
     char *file; /* real path of the policy file; NULL for built-in defaults */
-#define PD_KEY_STRV(name, doc)                        struct pd_strv name;
-#define PD_KEY_BOOL(name, def, doc)                   bool name;
-#define PD_KEY_INT(name, def, lo, hi, doc)            long long name;
-#define PD_KEY_FLOAT(name, def, doc)                  double name;
-#define PD_KEY_ENUM(name, ctype, def, parse, doc)      ctype name;
+#define PD_KEY_STRV(name, doc)                    struct pd_strv name;
+#define PD_KEY_BOOL(name, def, doc)               bool name;
+#define PD_KEY_INT(name, def, lo, hi, doc)        long long name;
+#define PD_KEY_FLOAT(name, def, doc)              double name;
+#define PD_KEY_ENUM(name, ctype, def, parse, doc) ctype name;
 #include "policy/policy_keys.def"
     bool protected_paths_set; /* protected_paths given: replaces the built-in list */
 };
 
 /* A load or validation error: "policy unknown key: bogus" + file + line. */
 struct pd_error {
-    char msg[PD_MSG_MAX];  /* text after "paldron: ", without location */
+    char msg[PD_MSG_MAX]; /* text after "paldron: ", without location */
     char file[PD_PATH_MAX];
     int line; /* 0 when the error concerns the whole file */
 };
@@ -104,7 +104,8 @@ const char *pd_path_under(const char *abs, const char *dir);
  * Patterns without '/' match any component; patterns with '/' are anchored at
  * the workspace root; patterns starting with "/" or "~/" match absolute
  * paths; a "**" component spans zero or more directories; a trailing '/' or
- * a last component "**" covers the directory and everything below it. fold_case: compare ASCII case-insensitively. */
+ * a last component "**" covers the directory and everything below it. fold_case: compare ASCII
+ * case-insensitively. */
 bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const char *home,
                    bool fold_case);
 

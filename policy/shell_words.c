@@ -9,8 +9,8 @@
 #include "policy/shell_words.h"
 #include "policy/toml_lex.h"
 
-static const char *const operators[] = {"&&", "||", ">>", "<<", "$(", ";", "|", "&", ">", "<",
-                                        "`",  "(",  ")",  "\n", NULL};
+static const char *const operators[] = {"&&", "||", ">>", "<<", "$(", ";",  "|", "&",
+                                        ">",  "<",  "`",  "(",  ")",  "\n", NULL};
 
 static const char *operator_at(const char *s)
 {

@@ -146,7 +146,8 @@ static char *parse_string(const char **p, char *msg, size_t msglen)
                             : (h >= 'A' && h <= 'F') ? h - 'A' + 10
                                                      : -1;
                     if (v < 0) {
-                        snprintf(msg, msglen, "bad \\%c escape in a string", digits == 4 ? 'u' : 'U');
+                        snprintf(msg, msglen, "bad \\%c escape in a string",
+                                 digits == 4 ? 'u' : 'U');
                         goto fail;
                     }
                     cp = cp * 16 + (unsigned long)v;
@@ -202,8 +203,9 @@ static int parse_number(const char **p, struct pd_toml_value *out, char *msg, si
         }
         if (c >= '0' && c <= '9') {
             prev_digit = true;
-        } else if (c == '.' || c == 'e' || c == 'E' || ((c == '+' || c == '-') && n &&
-                                                         (digits[n - 1] == 'e' || digits[n - 1] == 'E'))) {
+        } else if (c == '.' || c == 'e' || c == 'E' ||
+                   ((c == '+' || c == '-') && n &&
+                    (digits[n - 1] == 'e' || digits[n - 1] == 'E'))) {
             is_float = true;
             prev_digit = false;
         } else {
@@ -226,8 +228,8 @@ static int parse_number(const char **p, struct pd_toml_value *out, char *msg, si
     } else {
         long long i = strtoll(digits, &end, 10);
         if (*end || errno || n == 0 || (n == 1 && (digits[0] == '+' || digits[0] == '-'))) {
-            snprintf(msg, msglen, errno == ERANGE ? "integer '%s' is out of range" : "bad integer '%s'",
-                     digits);
+            snprintf(msg, msglen,
+                     errno == ERANGE ? "integer '%s' is out of range" : "bad integer '%s'", digits);
             return -1;
         }
         out->type = PD_TOML_INT;
@@ -307,7 +309,8 @@ static int parse_array(const char **p, struct pd_toml_value *out, char *msg, siz
             s++;
             break;
         }
-        snprintf(msg, msglen, *s ? "expected ',' or ']' in an array" : "unterminated array (missing ']')");
+        snprintf(msg, msglen,
+                 *s ? "expected ',' or ']' in an array" : "unterminated array (missing ']')");
         goto fail;
     }
     *p = s;

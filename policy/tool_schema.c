@@ -11,14 +11,16 @@
 static const struct pd_tool_prop read_file_props[] = {{"path", ABS_FILE}};
 static const struct pd_tool_prop write_file_props[] = {{"content", "Complete content to write"},
                                                        {"path", ABS_FILE}};
-static const struct pd_tool_prop edit_file_props[] = {{"new_text", "Replacement text"},
-                                                      {"old_text", "Exact text to replace"},
-                                                      {"path", ABS_FILE}};
+static const struct pd_tool_prop edit_file_props[] = {
+    {"new_text", "Replacement text"}, {"old_text", "Exact text to replace"}, {"path", ABS_FILE}};
 static const struct pd_tool_prop list_dir_props[] = {{"path", "Absolute directory path"}};
 static const struct pd_tool_prop execute_code_props[] = {
     {"command", "Single command with no shell operators"}, {"dir", "Absolute working directory"}};
 
-#define TOOL(n, d) {#n, d, n##_props, sizeof n##_props / sizeof n##_props[0]}
+#define TOOL(n, d)                                                                                 \
+    {                                                                                              \
+#n, d, n##_props, sizeof n##_props / sizeof n##_props[0]                                   \
+    }
 const struct pd_tool_schema pd_tool_schemas[] = {
     TOOL(read_file, "Read file contents from an allowed directory"),
     TOOL(write_file, "Write content to a file in an allowed directory"),

@@ -1,0 +1,30 @@
+#!/bin/sh
+# tests/setup.sh - install what Paldron needs (Debian 12, as root), then
+# configure and build. Used by the README's two commands and by CI.
+#   tests/setup.sh BUILD_DIR [cmake options...]
+set -eu
+build=${1:-build}
+shift || true
+src=$(cd "$(dirname "$0")/.." && pwd)
+
+packages="build-essential cmake pkg-config libinih-dev libcjson-dev libseccomp-dev \
+libcriterion-dev libcurl4-openssl-dev python3 git tar util-linux passwd"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "paldron setup: missing Debian packages:$missing (run as root to install)" >&2
+        exit 1
+    fi
+    echo "paldron setup: installing$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >&2
+fi
+
+cmake -S "$src" -B "$src/$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2
+cmake --build "$src/$build" -j"$(nproc)" >&2
