@@ -1,12 +1,12 @@
 /* bench/ratio.c - time two commands alternately and print the median ratio.
  *
- *   ratio [-n RUNS] [-w WARMUP] [-q] -- CMD-A ARGS... ::: CMD-B ARGS...
+ *   ratio [-n RUNS] [-w WARMUP] [-i STDIN-FILE] -- CMD-A ARGS... ::: CMD-B ARGS...
  *
  * Runs A and B one after the other RUNS times (after WARMUP untimed pairs),
- * each with stdin, stdout and stderr on /dev/null, and prints the median wall
- * time of each and the median of the per-pair ratios A/B. Alternating keeps
- * slow drifts of the machine from favouring either side. posix_spawn keeps
- * the driver's own cost out of the figures. */
+ * each with stdin on /dev/null (or STDIN-FILE), stdout and stderr on /dev/null, and prints the
+ * median wall time of each and the median of the per-pair ratios A/B. Alternating keeps slow drifts
+ * of the machine from favouring either side. posix_spawn keeps the driver's own cost out of the
+ * figures. */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 extern char **environ;
+static const char *stdin_file = "/dev/null";
 
 static double now_ms(void)
 {
@@ -30,7 +31,7 @@ static double run(char **argv, int *status)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 0, stdin_file, O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid;
@@ -66,6 +67,8 @@ int main(int argc, char **argv)
             runs = atoi(argv[++k]);
         else if (strcmp(argv[k], "-w") == 0 && k + 1 < argc)
             warm = atoi(argv[++k]);
+        else if (strcmp(argv[k], "-i") == 0 && k + 1 < argc)
+            stdin_file = argv[++k];
     }
     char **a = argv + k + 1, **b = NULL;
     for (int i = k + 1; i < argc; i++)
@@ -74,7 +77,9 @@ int main(int argc, char **argv)
             b = argv + i + 1;
         }
     if (k >= argc || !b || !a[0] || !b[0] || runs < 1) {
-        fputs("usage: ratio [-n RUNS] [-w WARMUP] -- CMD-A ARGS... ::: CMD-B ARGS...\n", stderr);
+        fputs("usage: ratio [-n RUNS] [-w WARMUP] [-i STDIN-FILE] -- CMD-A ARGS... ::: CMD-B "
+              "ARGS...\n",
+              stderr);
         return 2;
     }
     double *ta = calloc((size_t)runs, sizeof *ta), *tb = calloc((size_t)runs, sizeof *tb);

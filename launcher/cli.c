@@ -28,6 +28,8 @@ void pd_usage(bool to_stdout)
           "  paldron check --policy p.toml -- toolname '{\"json\":\"args\"}'\n"
           "  paldron exec  --policy p.toml -- argv...\n"
           "  paldron schema --tool name\n"
+          "  paldron explain --policy p.toml PATH | -- argv...\n"
+          "  paldron env     --policy p.toml     (eval \"$(...)\": the live gate only)\n"
           "  paldron version\n"
           "\n"
           "Run 'paldron SUBCOMMAND --help' for the options of each subcommand.\n",
@@ -120,6 +122,7 @@ int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)
     for (; k < argc; k++) {
         const char *a = argv[k];
         if (strcmp(a, "--") == 0) {
+            cli->dashdash = true;
             k++;
             break;
         }

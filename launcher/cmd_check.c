@@ -11,6 +11,7 @@
 static void check_help(void)
 {
     fputs("usage: paldron check [--policy FILE] [--json] -- TOOL ['JSON-ARGS']\n"
+          "       paldron check [--policy FILE] --hook [--hook-allow-json] < hook-input.json\n"
           "\n"
           "Judge one tool call without running anything. TOOL is a tool name (read_file,\n"
           "write_file, edit_file, list_dir, execute_code, git_ops, network tools, or any\n"
@@ -19,6 +20,10 @@ static void check_help(void)
           "\n"
           "  --policy FILE  policy file (default: built-in defaults; secrets always apply)\n"
           "  --json         print the verdict as one JSON object on stdout\n"
+          "  --hook         read a Claude Code / Codex PreToolUse hook input on stdin; deny is\n"
+          "                 exit 2 with the reason on stderr and the JSON decision on stdout;\n"
+          "                 every internal error is a deny too (exit 2), never exit 1\n"
+          "  --hook-allow-json  on allow, print an explicit allow decision (default: nothing)\n"
           "\n"
           "Exit: 0 allow (stdout 'paldron: allow TOOL'), 2 deny (stderr 'paldron: deny: ...'),\n"
           "1 broken (bad policy, bad JSON, usage).\n",
@@ -64,6 +69,8 @@ int pd_cmd_check(const struct pd_cli *cli)
         check_help();
         return PD_EXIT_ALLOW;
     }
+    if (cli->hook)
+        return pd_cmd_hook(cli);
     if (cli->argc < 1) {
         pd_err("usage: paldron check --policy p.toml -- toolname '{\"args\"}'");
         return PD_EXIT_BROKEN;

@@ -4,6 +4,7 @@
 #define PALDRON_LAUNCHER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "policy/policy.h"
 
@@ -24,6 +25,7 @@ struct pd_cli {
     const char *log;      /* --log FILE (exec) */
     const char *op;       /* --op OP (explain) */
     long long timeout;    /* --timeout SEC (exec), 0 = from the policy */
+    bool dashdash;        /* the positionals came after "--" */
     int argc;             /* positionals (after options, or after --) */
     char **argv;
 };
@@ -39,10 +41,17 @@ int pd_cli_load(const struct pd_cli *cli, struct pd_policy *pol, struct pd_ctx *
 
 void pd_usage(bool to_stdout);
 int pd_cmd_check(const struct pd_cli *cli);
+int pd_cmd_hook(const struct pd_cli *cli);
 int pd_cmd_schema(const struct pd_cli *cli);
 int pd_cmd_exec(const struct pd_cli *cli);
+int pd_cmd_explain(const struct pd_cli *cli);
+int pd_cmd_env(const struct pd_cli *cli);
 
 const char *pd_version(void);
+
+/* Absolute path of libpaldron_preload.so (PALDRON_PRELOAD_LIB, next to the
+ * binary, or the install tree's library directory). Returns 0 or -1. */
+int pd_preload_path(char *out, size_t len);
 
 /* "paldron: " + formatted message + newline on stderr. */
 __attribute__((format(printf, 1, 2))) void pd_err(const char *fmt, ...);

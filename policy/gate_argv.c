@@ -49,10 +49,17 @@ bool pd_looks_like_path(const char *arg, const char *base)
     bool starts_pathy = arg[0] == '/' || arg[0] == '~' || strncmp(arg, "./", 2) == 0 ||
                         strncmp(arg, "../", 3) == 0 || strcmp(arg, ".") == 0 ||
                         strcmp(arg, "..") == 0;
-    if (strpbrk(arg, " \t\r\n"))
-        return starts_pathy;
     if (starts_pathy)
         return true;
+    if (base) { /* an existing file is a path, whatever its name looks like */
+        char joined[PD_PATH_MAX];
+        struct stat st;
+        if ((size_t)snprintf(joined, sizeof joined, "%s/%s", base, arg) < sizeof joined &&
+            lstat(joined, &st) == 0)
+            return true;
+    }
+    if (strpbrk(arg, " \t\r\n"))
+        return false;
     if (is_url(arg) || is_version(arg))
         return false;
     if (strstr(arg, "==") || strstr(arg, ">=") || strstr(arg, "<=") || strstr(arg, "~="))
@@ -60,16 +67,7 @@ bool pd_looks_like_path(const char *arg, const char *base)
     if (strchr(arg, '/') || arg[0] == '.')
         return true;
     const char *dot = strrchr(arg, '.');
-    if (dot && dot[1])
-        return true;
-    if (base) {
-        char joined[PD_PATH_MAX];
-        struct stat st;
-        if ((size_t)snprintf(joined, sizeof joined, "%s/%s", base, arg) < sizeof joined &&
-            stat(joined, &st) == 0)
-            return true;
-    }
-    return false;
+    return dot && dot[1];
 }
 
 static bool is_exec_file(const char *path)
@@ -87,17 +85,19 @@ int pd_resolve_program(const struct pd_ctx *c, const char *name, const char *bas
         return -1;
     }
     if (strchr(name, '/')) {
-        if (name[0] == '/')
-            pd_path_clean(name, cand, sizeof cand);
-        else {
-            char joined[PD_PATH_MAX];
-            if ((size_t)snprintf(joined, sizeof joined, "%s/%s", base ? base : c->workspace,
-                                 name) >= sizeof joined) {
-                errno = ENAMETOOLONG;
-                return -1;
-            }
-            pd_path_clean(joined, cand, sizeof cand);
-        }
+        /* as execve resolves it: the directory physically (x/../.. through a
+         * link goes where the kernel goes), the last component kept, so that
+         * venv/bin/python still finds its pyvenv.cfg */
+        char dir[PD_PATH_MAX];
+        const char *slash = strrchr(name, '/');
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - name), name);
+        if (pd_path_normalize(base ? base : c->workspace, c->home, dir[0] ? dir : "/", cand,
+                              sizeof cand) ||
+            strlen(cand) + strlen(slash) >= sizeof cand)
+            return -1;
+        if (strcmp(cand, "/") == 0)
+            cand[0] = '\0';
+        strcat(cand, slash);
         if (!is_exec_file(cand))
             return -1;
         snprintf(out, outlen, "%s", cand);
@@ -211,7 +211,7 @@ void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct p
         const char *arg = argv[k];
         if (arg[0] == '-') {
             const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
-            if (!eq || !pd_looks_like_path(eq + 1, NULL))
+            if (!eq || !pd_looks_like_path(eq + 1, c->workspace))
                 continue;
             arg = eq + 1;
         } else if (!pd_looks_like_path(arg, c->workspace)) {

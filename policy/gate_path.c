@@ -135,6 +135,13 @@ void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const
         }
         if (match_list(pd_builtin_writable, (size_t)-1, NULL, v->resolved, c->home))
             return;
+        /* /dev/stdout and friends as written: the stream the process already
+         * holds, wherever it was redirected to */
+        char given[PD_PATH_MAX];
+        pd_path_clean(path, given, sizeof given);
+        if (strncmp(given, "/dev/", 5) == 0 &&
+            match_list(pd_builtin_writable, (size_t)-1, NULL, given, c->home))
+            return;
     }
     /* scope: writes may touch every root; a named path only the policy's */
     size_t nroots = is_write(op) ? c->nroots : c->npolicy_roots;

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "policy/gate_agent.h"
 #include "policy/policy.h"
 #include "policy/shell_words.h"
 #include "policy/toml_lex.h"
@@ -91,6 +92,15 @@ static bool check_schema(const struct pd_tool_schema *s, const cJSON *args, stru
     return ok;
 }
 
+struct visit {
+    const struct pd_ctx *c;
+    const char *tool;
+    struct pd_verdict *v;
+};
+
+/* cJSON refuses deeper documents itself (CJSON_NESTING_LIMIT is 1000). */
+#define PD_JSON_MAX_DEPTH 1000
+
 /* Visit every string value in document order with its argument name. */
 typedef bool (*visit_fn)(const char *name, const char *value, void *user);
 
@@ -98,8 +108,12 @@ static bool walk(const cJSON *node, const char *name, visit_fn fn, void *user, i
 {
     char child[512];
     const cJSON *it;
-    if (depth > 64)
-        return true;
+    if (depth > PD_JSON_MAX_DEPTH) {
+        struct visit *x = user;
+        guard(x->v, "arguments nested deeper than %d levels cannot be inspected",
+              PD_JSON_MAX_DEPTH);
+        return false;
+    }
     if (cJSON_IsString(node))
         return fn(name, node->valuestring, user);
     int idx = 0;
@@ -116,23 +130,10 @@ static bool walk(const cJSON *node, const char *name, visit_fn fn, void *user, i
     return true;
 }
 
-struct visit {
-    const struct pd_ctx *c;
-    const char *tool;
-    struct pd_verdict *v;
-};
-
 static bool suspicious(const char *name, const char *value, void *user)
 {
     struct visit *x = user;
-    char low[PD_MSG_MAX];
-    size_t n = 0;
-    while (isspace((unsigned char)*value))
-        value++;
-    for (; value[n] && n + 1 < sizeof low; n++)
-        low[n] = (char)tolower((unsigned char)value[n]);
-    low[n] = '\0';
-    if (strstr(low, "../") || strstr(low, "~/.ssh") || strstr(low, "/etc/")) {
+    if (strcasestr(value, "../") || strcasestr(value, "~/.ssh") || strcasestr(value, "/etc/")) {
         guard(x->v, "suspicious path or system access pattern in argument '%s'", name);
         return false;
     }
@@ -293,6 +294,10 @@ int pd_gate_tool_call(const struct pd_ctx *c, const char *tool, const char *json
         return -1;
     }
     struct visit x = {c, tool, v};
+    if (pd_gate_agent(c, tool, args, v)) {
+        cJSON_Delete(args);
+        return 0;
+    }
     const struct pd_tool_schema *schema = pd_tool_schema_find(tool);
     if (check_network(c, tool, args, os_isolation_available, v) &&
         (!schema || check_schema(schema, args, v)) && walk(args, "", suspicious, &x, 0)) {

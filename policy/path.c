@@ -128,6 +128,12 @@ int pd_path_normalize(const char *base, const char *home, const char *path, char
             continue;
         if (len == 2 && rest[start] == '.' && rest[start + 1] == '.') {
             drop_last(res, &n);
+            /* back in an existing directory after a missing one: a program
+             * that cleans paths lexically (Python's normpath) goes on from
+             * here, so links must be followed again */
+            struct stat dst;
+            if (!exists)
+                exists = lstat(res, &dst) == 0;
             continue;
         }
         if (n + (n > 1) + len + 1 > sizeof res) {

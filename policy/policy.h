@@ -204,9 +204,32 @@ void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
 void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct pd_verdict *v,
                   bool *missing);
 
+/* A shell command string (an agent's Bash call), parsed with pd_sh_parse:
+ * every program (allow_binaries; sudo/doas too; builtins exempt), network
+ * programs when allow_network is false, interpreters fed by a pipe
+ * (curl | sh), redirection targets (write / read), and every path-like
+ * argument (programs that write their arguments - tee, cp, mv, rm, ... - also
+ * as writes), inside $( ), sh -c and eval bodies too. Unparsable commands and
+ * programs that cannot be known statically are denied. base: the directory
+ * the command runs in (NULL = workspace). */
+void pd_gate_shell(const struct pd_ctx *c, const char *command, const char *base,
+                   struct pd_verdict *v);
+
 /* Tool-call gate of `paldron check`: tool name + JSON object text.
  * Returns 0 with *v filled, or -1 when the JSON is bad (err filled). */
 int pd_gate_tool_call(const struct pd_ctx *c, const char *tool, const char *json,
                       bool os_isolation_available, struct pd_verdict *v, struct pd_error *err);
+
+/* ---- the compiled policy (launcher -> preload) ------------------------- */
+
+/* The policy and its context (workspace, home, PATH, writable roots) as the
+ * small line format of policy/compiled.c. malloc'd; NULL on failure. */
+char *pd_compile(const struct pd_ctx *c);
+
+/* Rebuild policy and context from pd_compile's text; c->policy = p. Needs no
+ * file-system access and no TOML parser. Returns 0, or -1 with err. Free with
+ * pd_ctx_free and pd_policy_free. */
+int pd_compiled_load(const char *text, struct pd_policy *p, struct pd_ctx *c, char *err,
+                     size_t errlen);
 
 #endif

@@ -1,7 +1,7 @@
 /* policy/shell_internal.h - shared between shell_lex.c (words, quoting,
  * substitutions, here-document bodies), shell_parse.c (grammar, command
  * building, public entry points) and shell_wrappers.c (wrapper unwrapping,
- * sh -c / eval / trap bodies). Not part of the library's interface. */
+ * sh -c / eval / trap / here-document scripts). Not part of the interface. */
 #ifndef PALDRON_POLICY_SHELL_INTERNAL_H
 #define PALDRON_POLICY_SHELL_INTERNAL_H
 
@@ -21,16 +21,20 @@ struct sh_buf {
 /* State shared by one pd_sh_parse() call and every sub-parse it starts. */
 struct sh_state {
     struct pd_sh_script *out;
-    size_t cap;         /* capacity of out->cmds and capture */
-    unsigned *capture;  /* per command: capture level it was created at */
-    unsigned nest;      /* current nesting, limited to PD_SH_MAX_NEST */
-    bool failed;        /* an error was recorded; err holds the first one */
+    size_t cap;        /* capacity of out->cmds and capture */
+    unsigned *capture; /* per command: capture level it was created at */
+    unsigned nest;     /* current nesting, limited to PD_SH_MAX_NEST */
+    size_t *woff;      /* source offsets of the words of the commands under
+                          construction: a stack, as they nest */
+    size_t nwoff, woffcap;
+    bool failed; /* an error was recorded; err holds the first one */
     char err[SH_ERR_MAX];
 };
 
 /* A simple command under construction. */
 struct sh_cmdb {
     struct pd_sh_cmd c;
+    size_t woff0; /* index of its first word's offset in st->woff */
     size_t wcap, acap, rcap;
     size_t hd_pending; /* here-documents of this command whose body is not read yet */
 };
@@ -52,10 +56,10 @@ struct sh_parser {
     struct sh_state *st;
     const char *src;
     size_t len, pos;
-    unsigned depth;            /* depth of commands created now */
-    enum pd_sh_origin origin;  /* origin of commands created now */
-    unsigned capture;          /* number of enclosing output captures ($( ), ` `, <( )) */
-    struct sh_hd *hd;          /* pending here-documents, in order */
+    unsigned depth;           /* depth of commands created now */
+    enum pd_sh_origin origin; /* origin of commands created now */
+    unsigned capture;         /* number of enclosing output captures ($( ), ` `, <( )) */
+    struct sh_hd *hd;         /* pending here-documents, in order */
     size_t nhd, hdcap;
 };
 
@@ -103,9 +107,10 @@ int sh_buf_putc(struct sh_state *st, struct sh_buf *b, char c);
 char *sh_buf_take(struct sh_state *st, struct sh_buf *b);
 
 /* Record the first error (printf style) and return -1. */
-int sh_fail(struct sh_state *st, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int sh_fail(struct sh_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sh_oom(struct sh_state *st);
+/* Append " (in <what> at offset <at>)" to the recorded error. */
+void sh_wrap_err(struct sh_state *st, const char *what, size_t at);
 /* Increase / decrease the nesting counter; fails with "nesting too deep". */
 int sh_enter(struct sh_parser *p, size_t at);
 void sh_leave(struct sh_parser *p);
@@ -155,8 +160,13 @@ void sh_cmd_free(struct pd_sh_cmd *c);
 /* Index of the real program in words[0..n) (see struct pd_sh_cmd.prog);
  * *dynamic is set when it cannot be told statically. */
 size_t sh_unwrap(const struct pd_sh_word *words, size_t n, bool *dynamic);
-/* The command cmds[k] was just added: parse the body it runs, if any
- * (sh -c, eval, trap), marking it dynamic when the body is not static. */
-int sh_parse_bodies(struct sh_parser *p, size_t k);
+/* The command cmds[k] was just added (its words' source offsets are at
+ * st->woff[woff0..]): parse the body it runs, if any (sh -c, eval, trap),
+ * marking it dynamic when the body is not static. */
+int sh_parse_bodies(struct sh_parser *p, size_t k, size_t woff0);
+/* The here-document body of the finished command cmds[k] (operator at
+ * offset at) was just read: if the command is a shell reading its script
+ * from it, parse it. */
+int sh_heredoc_script(struct sh_parser *p, size_t k, size_t at);
 
 #endif

@@ -219,7 +219,10 @@ static int parse_number(const char **p, struct pd_toml_value *out, char *msg, si
     errno = 0;
     if (is_float) {
         double f = strtod(digits, &end);
-        if (*end || errno || !isfinite(f) || digits[n - 1] == '.' || digits[0] == '.') {
+        const char *dot = strchr(digits, '.');
+        bool dot_ok = !dot || (dot > digits && dot[-1] >= '0' && dot[-1] <= '9' && dot[1] >= '0' &&
+                               dot[1] <= '9');
+        if (*end || errno || !isfinite(f) || !dot_ok) {
             snprintf(msg, msglen, "bad float '%s'", digits);
             return -1;
         }

@@ -1,0 +1,118 @@
+/* launcher/cmd_env.c - `paldron env`: shell lines that load the live gate
+ * (the preload library, with this policy) into whatever is started next:
+ *   eval "$(paldron env --policy p.toml)"
+ * The live gate only: no kernel isolation, no post-run scan, nothing for
+ * static binaries or raw system calls. What it prints says so. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/launcher.h"
+
+static void env_help(void)
+{
+    fputs("usage: paldron env [--policy FILE]\n"
+          "\n"
+          "Print shell lines that preload Paldron's live gate, with this policy and the\n"
+          "current directory as workspace, into every program started afterwards:\n"
+          "\n"
+          "  eval \"$(paldron env --policy p.toml)\"\n"
+          "\n"
+          "This is the live gate only (file, network and exec calls of dynamically linked\n"
+          "programs, denied with a reason on stderr). There is no kernel isolation, no\n"
+          "post-run scan, and static binaries and raw system calls are not covered: use\n"
+          "'paldron exec' for the sandbox. $TMPDIR (or /tmp) is an extra writable root.\n",
+          stdout);
+}
+
+/* Print s single-quoted for sh. */
+static void put_quoted(const char *s)
+{
+    putchar('\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*s);
+    }
+    putchar('\'');
+}
+
+static int write_compiled(const char *dir, const char *text)
+{
+    char path[PD_PATH_MAX];
+    snprintf(path, sizeof path, "%s/policy.compiled", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            close(fd);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    return close(fd);
+}
+
+int pd_cmd_env(const struct pd_cli *cli)
+{
+    if (cli->help) {
+        env_help();
+        return PD_EXIT_ALLOW;
+    }
+    char lib[PD_PATH_MAX];
+    if (pd_preload_path(lib, sizeof lib)) {
+        pd_err("env: libpaldron_preload.so not found next to paldron or in its library "
+               "directory (set PALDRON_PRELOAD_LIB)");
+        return PD_EXIT_BROKEN;
+    }
+    struct pd_policy pol;
+    struct pd_ctx ctx;
+    int rc = pd_cli_load(cli, &pol, &ctx);
+    if (rc)
+        return rc;
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || tmp[0] != '/')
+        tmp = "/tmp";
+    char dir[PD_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/paldron-env-XXXXXX", tmp);
+    char *text = NULL;
+    rc = PD_EXIT_BROKEN;
+    if (pd_ctx_add_root(&ctx, tmp) || pd_ctx_add_root(&ctx, "/dev/shm")) {
+        pd_err("env: %s: %s", tmp, strerror(errno));
+    } else if (!mkdtemp(dir)) {
+        pd_err("env: cannot create %s: %s", dir, strerror(errno));
+    } else if (!(text = pd_compile(&ctx)) || write_compiled(dir, text)) {
+        pd_err("env: cannot write %s/policy.compiled: %s", dir, strerror(errno));
+    } else {
+        const char *old = getenv("LD_PRELOAD");
+        char preload[2 * PD_PATH_MAX];
+        snprintf(preload, sizeof preload, "%s%s%s", lib, old && old[0] ? " " : "", old ? old : "");
+        puts("# paldron env: the live gate only (preloaded library, policy below).");
+        puts("# No kernel isolation, no post-run scan; static binaries and raw system calls");
+        puts("# are not covered. Use 'paldron exec' to run a command in the sandbox.");
+        printf("# policy: %s, workspace: %s\n", pol.file ? pol.file : "(built-in defaults)",
+               ctx.workspace);
+        fputs("export PALDRON_RUN=", stdout);
+        put_quoted(dir);
+        fputs("\nexport PALDRON_PRELOAD=", stdout);
+        put_quoted(lib);
+        fputs("\nexport LD_PRELOAD=", stdout);
+        put_quoted(preload);
+        putchar('\n');
+        rc = PD_EXIT_ALLOW;
+    }
+    free(text);
+    pd_ctx_free(&ctx);
+    pd_policy_free(&pol);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/* launcher/outscan.h - the output scanner: judges a captured stdout/stderr
+ * buffer before a single byte of it is released. Every secret it finds is
+ * replaced by "[REDACTED:<rule>]" in a copy of the buffer and listed as a
+ * finding; the launcher denies a run with any finding.
+ *
+ * Life cycle:
+ *   struct pd_outscan *s = pd_outscan_new();
+ *   pd_outscan_add_env(s, environ);              known values from secret-looking env names
+ *   pd_outscan_add_secret_file(s, ".env");       known values from a secret file
+ *   pd_outscan_add_pattern(s, "acme", "prefix=ACME_ class=[A-Za-z0-9] min=20 max=40");
+ *   struct pd_outscan_result r;
+ *   pd_outscan_scan(s, buf, len, &r);            r.out / r.findings
+ *   pd_outscan_result_free(&r);
+ *   pd_outscan_free(s);
+ *
+ * What is found (docs/output-scan.md has the exact rules):
+ *   - known values, raw or JSON-escaped ("known-value"), base64 in the standard and URL-safe
+ *     alphabets at each of the three byte alignments, also inside a longer base64
+ *     stream ("known-value-base64"), and hex in lower and upper case
+ *     ("known-value-hex");
+ *   - well-known credential formats (pd_outscan_rule_names());
+ *   - extra user patterns (pd_outscan_add_pattern()).
+ *
+ * Bytes are bytes: buffers may hold NUL bytes and invalid UTF-8. Output is
+ * deterministic. The module never prints, never exits and is not thread-safe
+ * (one scanner per thread; pd_outscan_scan() compiles the needles on first use).
+ * Errors: -1 with errno set; pd_outscan_last_error() says more where useful. */
+#ifndef PALDRON_OUTSCAN_H
+#define PALDRON_OUTSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pd_outscan;
+
+enum pd_outscan_kind {
+    PD_OUTSCAN_KNOWN_VALUE = 0,  /* rule "known-value" */
+    PD_OUTSCAN_KNOWN_BASE64 = 1, /* rule "known-value-base64" */
+    PD_OUTSCAN_KNOWN_HEX = 2,    /* rule "known-value-hex" */
+    PD_OUTSCAN_FORMAT = 3,       /* a built-in credential format rule */
+    PD_OUTSCAN_PATTERN = 4,      /* a user pattern (pd_outscan_add_pattern) */
+};
+
+/* One redacted span of the scanned buffer. Spans never overlap and are sorted
+ * by offset. rule and source point into static storage or into the scanner:
+ * they stay valid until pd_outscan_free(). */
+struct pd_outscan_finding {
+    const char *rule; /* the word inside [REDACTED:...] */
+    enum pd_outscan_kind kind;
+    const char *source; /* known values: "env OPENAI_API_KEY", "file .env"; else NULL */
+    size_t offset;      /* in the scanned buffer */
+    size_t length;      /* bytes replaced */
+};
+
+struct pd_outscan_result {
+    char *out;      /* the redacted copy, NUL-terminated (out[out_len] == '\0') */
+    size_t out_len; /* equals the input length when there is no finding */
+    struct pd_outscan_finding *findings;
+    size_t n_findings;
+};
+
+/* A scanner with the built-in rules and no known value. NULL + ENOMEM. */
+struct pd_outscan *pd_outscan_new(void);
+void pd_outscan_free(struct pd_outscan *scan);
+
+/* Add one known secret value (len bytes, may hold any byte). source_label says
+ * where it came from, e.g. "env OPENAI_API_KEY" or "file .env" (copied; NULL
+ * reads as "value"). Returns 1 when added, 0 when ignored because it is trivial
+ * (pd_outscan_value_is_trivial) or already known, -1 with errno (ENOMEM, EINVAL). */
+int pd_outscan_add_value(struct pd_outscan *scan, const void *value, size_t len,
+                         const char *source_label);
+
+/* Add the values of every "NAME=value" entry whose NAME looks secret
+ * (pd_outscan_env_name_is_secret), each line of a multi-line value, and the
+ * password of any "scheme://user:password@" URL in any value. envp ends with
+ * NULL. Returns the number of values added, or -1 with errno. */
+int pd_outscan_add_env(struct pd_outscan *scan, char *const *envp);
+
+/* Read a secret file (.env, .env.*, INI/YAML/JSON-ish key files, PEM private
+ * keys) and add the values it holds: see docs/output-scan.md for which lines
+ * count. The source label is "file <path>". Returns the number of values
+ * added, or -1 with errno (from open/read; EFBIG above 16 MiB; ENOMEM). */
+int pd_outscan_add_secret_file(struct pd_outscan *scan, const char *path);
+
+/* Same as pd_outscan_add_secret_file() on text already in memory. */
+int pd_outscan_add_secret_text(struct pd_outscan *scan, const char *text, size_t len,
+                               const char *source_label);
+
+/* Add an extra pattern in the language of docs/output-scan.md, e.g.
+ * "prefix=ACME_ class=[A-Za-z0-9] min=20 max=40" or "ACME_????????".
+ * name ([A-Za-z0-9_.-]{1,64}, not a built-in rule name) is the rule reported.
+ * Returns 0, or -1 with errno EINVAL (message in pd_outscan_last_error),
+ * EEXIST (name taken) or ENOMEM. */
+int pd_outscan_add_pattern(struct pd_outscan *scan, const char *name, const char *pattern);
+
+/* Turn off one built-in format rule by name (policy escape hatch for a false
+ * positive). Returns 0, or -1 with errno ENOENT. */
+int pd_outscan_disable_rule(struct pd_outscan *scan, const char *rule);
+
+/* Scan len bytes of buf. Fills *res (always: zeroed on error) with the redacted
+ * copy and the findings: every match, chosen leftmost-longest, non-overlapping;
+ * a match that starts inside a chosen one and ends after it extends that
+ * finding, so no byte of any match is ever released. Returns the number of
+ * findings (>= 0) or -1 with errno (ENOMEM, EINVAL): then nothing was judged
+ * and the caller must not release the buffer (fail closed). */
+int pd_outscan_scan(struct pd_outscan *scan, const void *buf, size_t len,
+                    struct pd_outscan_result *res);
+void pd_outscan_result_free(struct pd_outscan_result *res);
+
+/* The heuristics, exposed for tests and for `paldron policy --explain`. */
+bool pd_outscan_env_name_is_secret(const char *name, size_t len);
+bool pd_outscan_value_is_trivial(const void *value, size_t len);
+
+/* Built-in format rule names, in priority order, NULL-terminated; *n (if not
+ * NULL) receives the count. */
+const char *const *pd_outscan_rule_names(size_t *n);
+const char *pd_outscan_kind_name(enum pd_outscan_kind kind);
+
+/* Known values and needles (encodings included) currently loaded; the needle
+ * count compiles pending additions first (0 if that fails). */
+size_t pd_outscan_value_count(const struct pd_outscan *scan);
+size_t pd_outscan_needle_count(struct pd_outscan *scan);
+
+/* Text of the last error of an add_* call ("" if none). */
+const char *pd_outscan_last_error(const struct pd_outscan *scan);
+
+#endif

@@ -1,0 +1,203 @@
+/* policy/compiled.c - the policy in force, with its context, as a small
+ * line format the preload reads in every process: no TOML, no inih, no
+ * allocation beyond the strings themselves. The launcher writes it once per
+ * run into the run directory (read-only to the sandbox).
+ *
+ *   paldron-compiled 1
+ *   <key> <value>          one line per scalar, one line per list entry
+ *   end
+ *
+ * Values escape '\\' as "\\\\" and newline as "\\n". Context keys: workspace,
+ * home, path, root (every writable root, policy roots first), npolicy_roots,
+ * file (the policy file). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy.h"
+#include "policy/toml_lex.h"
+
+#define MAGIC "paldron-compiled 1\n"
+
+static void put(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, "%s ", key);
+    for (const char *s = value; *s; s++) {
+        if (*s == '\\')
+            fputs("\\\\", f);
+        else if (*s == '\n')
+            fputs("\\n", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\n', f);
+}
+
+char *pd_compile(const struct pd_ctx *c)
+{
+    const struct pd_policy *p = c->policy;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fputs(MAGIC, f);
+    put(f, "workspace", c->workspace);
+    put(f, "home", c->home);
+    put(f, "path", c->path_env);
+    for (size_t k = 0; k < c->nroots; k++)
+        put(f, "root", c->roots[k]);
+    fprintf(f, "npolicy_roots %zu\n", c->npolicy_roots);
+    if (p->file)
+        put(f, "file", p->file);
+#define PD_KEY_STRV(name, doc)                                                                     \
+    for (size_t k = 0; k < p->name.n; k++)                                                         \
+        put(f, #name, p->name.v[k]);
+#define PD_KEY_BOOL(name, def, doc)               fprintf(f, "%s %d\n", #name, p->name ? 1 : 0);
+#define PD_KEY_INT(name, def, lo, hi, doc)        fprintf(f, "%s %lld\n", #name, p->name);
+#define PD_KEY_FLOAT(name, def, doc)              fprintf(f, "%s %.17g\n", #name, p->name);
+#define PD_KEY_ENUM(name, ctype, def, parse, doc) fprintf(f, "%s %d\n", #name, (int)p->name);
+#include "policy/policy_keys.def"
+    fprintf(f, "protected_paths_set %d\n", p->protected_paths_set ? 1 : 0);
+    fputs("end\n", f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Unescape value in place. */
+static void unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        if (*s == '\\' && (s[1] == '\\' || s[1] == 'n')) {
+            *o++ = s[1] == 'n' ? '\n' : '\\';
+            s++;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
+static int set_scalar(struct pd_policy *p, const char *key, const char *value)
+{
+    char *end;
+    errno = 0;
+#define PD_KEY_STRV(name, doc)                                                                     \
+    if (strcmp(key, #name) == 0)                                                                   \
+        return pd_strv_push(&p->name, value);
+#define PD_KEY_BOOL(name, def, doc)                                                                \
+    if (strcmp(key, #name) == 0) {                                                                 \
+        p->name = strcmp(value, "1") == 0;                                                         \
+        return 0;                                                                                  \
+    }
+#define PD_KEY_INT(name, def, lo, hi, doc)                                                         \
+    if (strcmp(key, #name) == 0) {                                                                 \
+        p->name = strtoll(value, &end, 10);                                                        \
+        return (*end || errno) ? -1 : 0;                                                           \
+    }
+#define PD_KEY_FLOAT(name, def, doc)                                                               \
+    if (strcmp(key, #name) == 0) {                                                                 \
+        p->name = strtod(value, &end);                                                             \
+        return (*end || errno) ? -1 : 0;                                                           \
+    }
+#define PD_KEY_ENUM(name, ctype, def, parse, doc)                                                  \
+    if (strcmp(key, #name) == 0) {                                                                 \
+        p->name = (ctype)strtol(value, &end, 10);                                                  \
+        return (*end || errno) ? -1 : 0;                                                           \
+    }
+#include "policy/policy_keys.def"
+    if (strcmp(key, "protected_paths_set") == 0) {
+        p->protected_paths_set = strcmp(value, "1") == 0;
+        return 0;
+    }
+    return -1;
+}
+
+static int set_context(struct pd_ctx *c, struct pd_policy *p, const char *key, const char *value,
+                       bool *handled)
+{
+    *handled = true;
+    if (strcmp(key, "workspace") == 0)
+        snprintf(c->workspace, sizeof c->workspace, "%s", value);
+    else if (strcmp(key, "home") == 0)
+        snprintf(c->home, sizeof c->home, "%s", value);
+    else if (strcmp(key, "path") == 0)
+        snprintf(c->path_env, sizeof c->path_env, "%s", value);
+    else if (strcmp(key, "npolicy_roots") == 0)
+        c->npolicy_roots = (size_t)strtoul(value, NULL, 10);
+    else if (strcmp(key, "file") == 0)
+        return (p->file = strdup(value)) ? 0 : -1;
+    else if (strcmp(key, "root") == 0) {
+        char *copy = strdup(value);
+        char **nv = copy ? realloc(c->roots, (c->nroots + 1) * sizeof *nv) : NULL;
+        if (!nv) {
+            free(copy);
+            return -1;
+        }
+        c->roots = nv;
+        c->roots[c->nroots++] = copy;
+    } else {
+        *handled = false;
+    }
+    return 0;
+}
+
+int pd_compiled_load(const char *text, struct pd_policy *p, struct pd_ctx *c, char *err,
+                     size_t errlen)
+{
+    pd_policy_defaults(p);
+    memset(c, 0, sizeof *c);
+    c->policy = p;
+    if (strncmp(text, MAGIC, strlen(MAGIC)) != 0) {
+        snprintf(err, errlen, "not a compiled policy (bad header)");
+        return -1;
+    }
+    char *copy = strdup(text + strlen(MAGIC));
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    bool ended = false;
+    int lineno = 1;
+    for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        lineno++;
+        if (strcmp(line, "end") == 0) {
+            ended = true;
+            break;
+        }
+        char *sp = strchr(line, ' ');
+        if (!sp) {
+            snprintf(err, errlen, "line %d: no value", lineno);
+            goto fail;
+        }
+        *sp = '\0';
+        unescape(sp + 1);
+        bool handled;
+        int rc = set_context(c, p, line, sp + 1, &handled);
+        if (!handled)
+            rc = set_scalar(p, line, sp + 1);
+        if (rc) {
+            snprintf(err, errlen, "line %d: bad entry '%s'", lineno, line);
+            goto fail;
+        }
+    }
+    free(copy);
+    if (!ended || c->workspace[0] != '/' || c->npolicy_roots > c->nroots) {
+        snprintf(err, errlen, "truncated or incomplete compiled policy");
+        pd_ctx_free(c);
+        pd_policy_free(p);
+        return -1;
+    }
+    return 0;
+fail:
+    free(copy);
+    pd_ctx_free(c);
+    pd_policy_free(p);
+    return -1;
+}
