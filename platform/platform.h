@@ -45,7 +45,8 @@ struct pd_sandbox_spec {
     struct pd_path_list read_paths;  /* read only (workspace, /proc, policy file) */
     struct pd_path_list write_paths; /* every right (writable roots, temp home, /dev/shm) */
     struct pd_path_list dev_paths;   /* read + write + ioctl on device files (/dev/null, tty...) */
-    bool allow_network;              /* false: no TCP (Landlock), no non-UNIX sockets (seccomp) */
+    bool allow_network;              /* false: no TCP (Landlock), only AF_UNIX and AF_NETLINK
+                                        sockets (seccomp) */
     struct pd_limits limits;
 };
 
@@ -61,9 +62,13 @@ int pd_platform_check(const struct pd_sandbox_spec *spec, const struct pd_platfo
 
 /* Apply every layer to the calling thread (and what it execs), in order:
  * rlimits (RLIMIT_CORE 0), Landlock (fs + net + scopes, as far as info->abi
- * allows), PR_SET_NO_NEW_PRIVS, seccomp. Every return value checked; returns
- * 0, or -1 with err naming the failing step ("landlock: add rule /usr: ...").
- * Must be called single-threaded, after fork, right before execve. */
+ * allows), PR_SET_NO_NEW_PRIVS, seccomp. It first repeats pd_platform_check
+ * (same messages), so nothing runs with less than the check requires. Every
+ * return value checked; returns 0, or -1 with err naming the failing step
+ * ("landlock: add rule /usr: ...", "seccomp: load filter: ...",
+ * "rlimit: set address space limit: ..."). A step that fails may leave the
+ * earlier ones applied: the caller must not execve then. Must be called
+ * single-threaded, after fork, right before execve; it allocates (libseccomp). */
 int pd_platform_apply(const struct pd_sandbox_spec *spec, const struct pd_platform_info *info,
                       char *err, size_t errlen);
 

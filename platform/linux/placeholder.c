@@ -1,2 +1,0 @@
-/* placeholder: replaced by the Linux backend */
-#include "platform/platform.h"
