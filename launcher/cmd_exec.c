@@ -1,12 +1,57 @@
-/* launcher/cmd_exec.c - `paldron exec` (placeholder until the exec issue lands). */
+/* launcher/cmd_exec.c - `paldron exec`: options, then exec_run.c. */
+#include <stdio.h>
+
+#include "launcher/exec.h"
 #include "launcher/launcher.h"
+
+static void exec_help(void)
+{
+    fputs("usage: paldron exec [--policy FILE] [--timeout SEC] -- ARGV...\n"
+          "\n"
+          "Gate ARGV with the policy, run it under kernel isolation (Landlock, seccomp,\n"
+          "rlimits) in the current directory (the workspace), then judge the run: a file\n"
+          "the policy forbids that the run created, changed, renamed or linked denies it,\n"
+          "whatever the command's own exit status. The command gets no stdin; its stdout\n"
+          "and stderr (each up to 1 MiB) are printed in a result block once the verdict\n"
+          "is known. Processes it leaves behind are ended with it (unless the policy sets\n"
+          "keep_background).\n"
+          "\n"
+          "  --policy FILE  policy file (default: built-in defaults; secrets always apply)\n"
+          "  --timeout SEC  end the run after SEC seconds (at most the policy's timeout_sec)\n"
+          "\n"
+          "Exit: 0 the command succeeded and nothing was denied, 2 deny ('paldron: deny: ...'),\n"
+          "1 broken (usage, policy, isolation unavailable, sandbox error, timeout, the command\n"
+          "failed: 'paldron: command exited N').\n",
+          stdout);
+}
 
 int pd_cmd_exec(const struct pd_cli *cli)
 {
+    if (cli->help) {
+        exec_help();
+        return PD_EXIT_ALLOW;
+    }
     if (cli->argc < 1) {
         pd_err("usage: paldron exec --policy p.toml -- argv...");
         return PD_EXIT_BROKEN;
     }
-    pd_err("exec is not available in this build");
-    return PD_EXIT_BROKEN;
+    /* Accepted by the option scanner for later issues; refusing beats
+     * silently ignoring what the caller asked for. */
+    const char *unsupported = cli->audit         ? "--audit"
+                              : cli->interactive ? "--interactive"
+                              : cli->log         ? "--log"
+                                                 : NULL;
+    if (unsupported) {
+        pd_err("exec: %s is not available in this build", unsupported);
+        return PD_EXIT_BROKEN;
+    }
+    struct pd_policy pol;
+    struct pd_ctx ctx;
+    int rc = pd_cli_load(cli, &pol, &ctx);
+    if (rc)
+        return rc;
+    rc = pd_exec_run(&ctx, cli->argc, cli->argv, cli->timeout);
+    pd_ctx_free(&ctx);
+    pd_policy_free(&pol);
+    return rc;
 }

@@ -114,6 +114,20 @@ static int check_list(struct loader *L, const struct pd_toml_entry *e, const str
                             "policy malformed: allow_binaries entry '%s' must be a bare name or "
                             "an absolute path",
                             x);
+        } else if (strcmp(e->key, "output_patterns") == 0) {
+            const char *colon = strchr(x, ':');
+            size_t nlen = colon ? (size_t)(colon - x) : 0;
+            if (!colon || nlen == 0 || nlen > 64 ||
+                strspn(x, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                          "abcdefghijklmnopqrstuvwxyz"
+                          "0123456789_.-") != nlen ||
+                !colon[1 + strspn(colon + 1, " ")])
+                return fail(L, e->line,
+                            "policy malformed: output_patterns entry '%s' must be \"NAME: "
+                            "PATTERN\" (NAME of letters, digits, _ . -)",
+                            x);
+        } else if (strcmp(e->key, "output_scan_ignore") == 0) {
+            /* rule names are checked against the scanner's list when a run starts */
         } else if (strcmp(e->key, "allow_paths") != 0 && pd_glob_check(x, msg, sizeof msg)) {
             return fail(L, e->line, "policy malformed: %s entry %s", e->key, msg);
         }

@@ -1,0 +1,161 @@
+/* launcher/exec.h - the parts of `paldron exec`, one file each:
+ *   exec_run.c       the sequence: gate, plan, snapshot, run, scan, verdict
+ *   exec_env.c       the command's environment (filtered, private temp home)
+ *   exec_sandbox.c   the sandbox spec handed to platform/
+ *   exec_child.c     starting the child, and the child until execve
+ *   exec_supervise.c capture, deadline, signals, reaping (the launcher side)
+ *   exec_keeper.c    keep_background: a subreaper that outlives the launcher
+ *   exec_tree.c      finding and killing every descendant
+ *   exec_result.c    the result block and the verdict lines
+ *   exec_findings.c  the list every verdict layer reports into
+ * Everything the child needs is prepared in the parent beforehand (struct
+ * pd_exec_plan), so that the child only makes system calls. */
+#ifndef PALDRON_LAUNCHER_EXEC_H
+#define PALDRON_LAUNCHER_EXEC_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "launcher/exec_findings.h"
+#include "launcher/rundir.h"
+#include "platform/platform.h"
+#include "policy/policy.h"
+
+/* Bytes of each stream kept for the result block (the original's cap). */
+#define PD_CAPTURE_MAX 1048576
+/* Between SIGTERM and SIGKILL when a tree is ended. */
+#define PD_GRACE_MS 500
+
+/* The lists of the sandbox spec and the storage behind them. */
+struct pd_exec_lists {
+    const char *exec[24], *read[8], *dev[12];
+    const char **write; /* npolicy_roots + 2 */
+    char *owned[8];     /* composed paths the lists point to */
+    size_t nowned;
+};
+
+struct pd_exec_plan {
+    const struct pd_ctx *ctx;
+    bool isolated;                /* require_os_isolation: kernel layers on */
+    struct pd_platform_info info; /* isolated only */
+    struct pd_sandbox_spec spec;  /* isolated only */
+    struct pd_exec_lists lists;
+    struct pd_limits limits;        /* also applied in degraded mode */
+    char program[PD_PATH_MAX];      /* absolute invocation path, the new argv[0] */
+    char program_real[PD_PATH_MAX]; /* with every link resolved */
+    char **argv;
+    char **envp;
+    long long timeout_sec;
+    bool keep_background;
+    struct pd_rundir rundir; /* isolated only */
+    sigset_t child_mask;     /* the signal mask the command starts with */
+};
+
+/* One captured stream. */
+struct pd_capture {
+    char *buf;
+    size_t len, cap;
+    unsigned long long dropped; /* bytes read beyond PD_CAPTURE_MAX */
+    bool lost;                  /* memory ran out: the capture is incomplete */
+};
+
+struct pd_exec_outcome {
+    char sandbox_error[PD_MSG_MAX]; /* the run failed before execve ("" if not) */
+    bool exited;                    /* status holds the command's wait status */
+    int status;
+    bool timed_out;
+    int interrupted;        /* signal that made paldron stop the run, 0 if none */
+    size_t left_running;    /* keep_background: descendants still running */
+    bool keeper_has_rundir; /* keep_background: the keeper removes the run directory */
+    struct pd_capture out, err;
+};
+
+/* exec_env.c: the environment of the command (NULL-terminated, malloc'd).
+ * cargo_home/rustup_home: the real ones, for the spec's read-only caches. */
+char **pd_exec_env(char *const *envp, bool isolated, const char *temp_home, bool allow_network,
+                   const char *cargo_home, const char *rustup_home);
+void pd_exec_env_free(char **env);
+/* The real cargo or rustup home: $var, else <home>/<dflt>. "" if unknown. */
+void pd_exec_tool_home(const char *var, const char *dflt, char *out, size_t outlen);
+
+/* exec_sandbox.c: fill p->spec, p->lists and p->limits from the context,
+ * the program and the temp home. Returns 0 or -1 (ENOMEM). */
+int pd_exec_spec(struct pd_exec_plan *p);
+void pd_exec_spec_free(struct pd_exec_plan *p);
+
+/* exec_child.c: the child before execve: own process group, stdin /dev/null,
+ * stdout/stderr to the pipes, working directory, no other descriptor,
+ * kernel layers (or rlimits only in degraded mode), execve. On any failure
+ * writes "<step>: <error>" to errfd and exits 127. parent: the forking
+ * process (the child dies with it). */
+__attribute__((noreturn)) void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w,
+                                             int err_w, int errfd);
+
+/* exec_child.c: start pd_exec_child in a new process (the calling process
+ * is its parent); returns its pid, or -1 with errno. Returns once the child
+ * has called execve or exited. */
+pid_t pd_exec_spawn(const struct pd_exec_plan *p, int out_w, int err_w, int errfd);
+
+/* exec_supervise.c: the signals the launcher takes through a signalfd
+ * while a command runs (SIGCHLD and those that stop paldron). pd_exec_run
+ * blocks them from before the run directory exists to the end, so that an
+ * interrupt always goes through the cleanup. */
+void pd_exec_signals(sigset_t *set);
+
+/* exec_supervise.c: run the plan (the signals of pd_exec_signals blocked,
+ * p->child_mask the mask to restore in the command); fills *o. Returns 0, or -1 when the run
+ * could not be started (o->sandbox_error says why). */
+int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o);
+void pd_exec_outcome_free(struct pd_exec_outcome *o);
+
+/* exec_keeper.c: keep_background: the process between the launcher and the
+ * command. It becomes a subreaper in its own session, starts the command,
+ * reports its wait status on statusfd (struct pd_keeper_msg), then waits
+ * for the command's background descendants and ends them at the deadline;
+ * last it removes the run directory. Never returns. */
+struct pd_keeper_msg {
+    int timed_out;
+    int status;
+};
+struct pd_keeper_fds {
+    int out_w, err_w; /* the command's stdout and stderr */
+    int out_r, err_r; /* their read ends, drained once the launcher exited */
+    int errfd, statusfd;
+};
+__attribute__((noreturn)) void pd_exec_keeper(const struct pd_exec_plan *p,
+                                              const struct pd_keeper_fds *fds,
+                                              long long deadline_ms);
+
+/* exec_tree.c: every living descendant of the calling process, found
+ * through /proc/<pid>/task/<tid>/children (the calling process must be a
+ * subreaper for orphans to stay in reach). */
+struct pd_pids {
+    pid_t *pid, *parent;
+    size_t n, cap;
+};
+int pd_tree_list(struct pd_pids *out);
+/* Send sig to each listed process still a child of its listed parent
+ * (pidfds, so a recycled pid is never signalled). Returns how many. */
+size_t pd_tree_signal(const struct pd_pids *pids, int sig);
+void pd_pids_free(struct pd_pids *pids);
+/* SIGTERM to every descendant, up to grace_ms for them to go, then SIGKILL
+ * until none is left. idle(arg, ms) is called to wait: it must reap
+ * children (and may read pipes). Returns the number of processes that
+ * received SIGTERM. */
+size_t pd_tree_end(int grace_ms, void (*idle)(void *arg, int ms), void *arg);
+/* Monotonic milliseconds. */
+long long pd_now_ms(void);
+
+/* exec_result.c: the result block on stdout, then the verdict lines on
+ * stderr; returns the exit code. deny: findings of every layer. */
+int pd_exec_report(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
+                   struct pd_findings *deny);
+/* The block for a run that failed before anything ran. */
+void pd_exec_print_sandbox_error(const char *msg);
+
+/* exec_run.c: `paldron exec` after option parsing. */
+int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout);
+
+#endif

@@ -1,0 +1,255 @@
+/* launcher/exec_run.c - the sequence of `paldron exec`:
+ *   argv gate -> plan (program, isolation check, run directory, spec,
+ *   environment) -> pre-run snapshot -> run -> verdict inputs in order:
+ *   live denials, post-run scan, output scan, remote verdict -> report.
+ * Every error path before the run ends in exit 1 (or 2 for a deny) with
+ * nothing started; the run directory is removed on every path. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher/exec.h"
+#include "launcher/launcher.h"
+#include "launcher/scan.h"
+
+extern char **environ;
+
+#if defined(__linux__)
+#define PD_OS "linux"
+#elif defined(__APPLE__)
+#define PD_OS "darwin"
+#else
+#define PD_OS "this system"
+#endif
+
+/* A launcher started with a standard descriptor closed would hand the
+ * command one of its own pipes as that descriptor. */
+static void ensure_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (null >= 0 && null != fd) {
+            dup2(null, fd);
+            close(null);
+        }
+    }
+}
+
+static void print_warnings(struct pd_findings *w)
+{
+    for (size_t k = 0; k < w->n; k++)
+        pd_err("warning: %s", w->v[k].message);
+    pd_findings_free(w);
+}
+
+/* Live denials reported while the command ran (the preload's report
+ * channel). Hook: none are collected yet. */
+static void collect_live_denials(const struct pd_exec_plan *p, struct pd_findings *out)
+{
+    (void)p;
+    (void)out;
+}
+
+/* Output scan and remote verdict of the captured streams. Hook: added by
+ * the output-scan issue; a finding there denies like any other. */
+static void judge_output(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
+                         struct pd_findings *out)
+{
+    (void)p;
+    (void)o;
+    (void)out;
+}
+
+static void set_limits(struct pd_exec_plan *p)
+{
+    const struct pd_policy *pol = p->ctx->policy;
+    p->limits.cpu_sec = (unsigned long long)pol->cpu_time_sec;
+    p->limits.mem_bytes = (unsigned long long)pol->max_memory_mb << 20;
+    p->limits.nproc = (unsigned long long)pol->max_processes;
+    p->limits.fsize_bytes = (unsigned long long)pol->max_file_size_mb << 20;
+    p->limits.nofile = (unsigned long long)pol->max_open_files;
+}
+
+static int set_argv(struct pd_exec_plan *p, int argc, char **argv)
+{
+    p->argv = calloc((size_t)argc + 1, sizeof *p->argv);
+    if (!p->argv)
+        return -1;
+    p->argv[0] = p->program; /* the absolute invocation path, as the original did */
+    for (int k = 1; k < argc; k++)
+        p->argv[k] = argv[k];
+    return 0;
+}
+
+/* Resolve argv[0]; on failure print the original's start-failure block. */
+static int resolve(struct pd_exec_plan *p, const char *name, bool missing)
+{
+    char msg[PD_MSG_MAX];
+    if (!missing &&
+        pd_resolve_program(p->ctx, name, p->ctx->workspace, p->program, sizeof p->program) == 0) {
+        if (!realpath(p->program, p->program_real))
+            snprintf(p->program_real, sizeof p->program_real, "%s", p->program);
+        return 0;
+    }
+    if (strchr(name, '/'))
+        snprintf(msg, sizeof msg, "exec: \"%s\": %s", name,
+                 strerror(errno == EACCES ? EACCES : ENOENT));
+    else
+        snprintf(msg, sizeof msg, "exec: \"%s\": executable file not found in $PATH", name);
+    pd_exec_print_sandbox_error(msg);
+    pd_err("sandbox: %s", msg);
+    return -1;
+}
+
+/* Isolated mode: run directory, spec, and the kernel's answer. */
+static int prepare_isolation(struct pd_exec_plan *p, struct pd_ctx *ctx)
+{
+    char err[PD_MSG_MAX], warn[PD_MSG_MAX];
+    pd_platform_probe(&p->info);
+    if (pd_rundir_create(&p->rundir, getenv("TMPDIR"), err, sizeof err) != 0) {
+        pd_err("sandbox: %s", err);
+        return -1;
+    }
+    /* The temp home and /dev/shm are writable roots for the gate too. */
+    if (pd_ctx_add_root(ctx, p->rundir.home) != 0 || pd_ctx_add_root(ctx, "/dev/shm") != 0 ||
+        pd_exec_spec(p) != 0) {
+        pd_err("sandbox: %s", strerror(errno));
+        return -1;
+    }
+    if (pd_platform_check(&p->spec, &p->info, err, sizeof err, warn, sizeof warn) != 0) {
+        pd_err("OS isolation unavailable on " PD_OS ": %s. Set require_os_isolation=false for "
+               "policy-gate-only mode (no kernel boundary).",
+               err);
+        return -1;
+    }
+    if (warn[0])
+        pd_err("warning: %s", warn);
+    return 0;
+}
+
+/* Remove the run directory unless the keeper does (keep_background). */
+static void remove_rundir(struct pd_exec_plan *p, const struct pd_exec_outcome *o)
+{
+    char err[PD_MSG_MAX];
+    if (o && o->keeper_has_rundir)
+        return;
+    if (pd_rundir_remove(&p->rundir, err, sizeof err) != 0)
+        pd_err("warning: %s", err);
+    p->rundir.path[0] = '\0'; /* one attempt, one warning */
+}
+
+static long long run_timeout(const struct pd_policy *pol, long long cli_timeout)
+{
+    if (cli_timeout <= 0 || cli_timeout == pol->timeout_sec)
+        return pol->timeout_sec;
+    if (cli_timeout < pol->timeout_sec)
+        return cli_timeout;
+    /* The policy's limit is the policy: the command line may shorten it. */
+    pd_err("warning: --timeout %lld is longer than the policy's timeout_sec = %lld; using %lld",
+           cli_timeout, pol->timeout_sec, pol->timeout_sec);
+    return pol->timeout_sec;
+}
+
+int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout)
+{
+    const struct pd_policy *pol = ctx->policy;
+    struct pd_verdict v;
+    bool missing = false;
+    int rc = PD_EXIT_BROKEN;
+    ensure_std_fds();
+
+    pd_gate_argv(ctx, argc, argv, &v, &missing);
+    if (v.deny) {
+        pd_err("deny: %s", v.message);
+        return PD_EXIT_DENY;
+    }
+
+    struct pd_exec_plan *p = calloc(1, sizeof *p);
+    struct pd_exec_outcome *o = calloc(1, sizeof *o);
+    struct pd_findings warn = {0}, deny = {0}, layer = {0};
+    struct pd_scan *scan = NULL;
+    sigset_t stop, saved;
+    pd_exec_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &saved);
+    if (!p || !o) {
+        pd_err("out of memory");
+        goto out;
+    }
+    p->child_mask = saved;
+    p->ctx = ctx;
+    p->isolated = pol->require_os_isolation;
+    p->keep_background = pol->keep_background;
+    p->timeout_sec = run_timeout(pol, cli_timeout);
+    set_limits(p);
+    if (!p->isolated)
+        pd_err("warning: running without OS isolation (policy gate + output scan only, no kernel "
+               "boundary)");
+
+    if (resolve(p, argv[0], missing) != 0)
+        goto out;
+    if (p->isolated && prepare_isolation(p, ctx) != 0)
+        goto out;
+    char cargo[PD_PATH_MAX], rustup[PD_PATH_MAX];
+    pd_exec_tool_home("CARGO_HOME", ".cargo", cargo, sizeof cargo);
+    pd_exec_tool_home("RUSTUP_HOME", ".rustup", rustup, sizeof rustup);
+    p->envp = pd_exec_env(environ, p->isolated, p->rundir.home, pol->allow_network, cargo, rustup);
+    if (!p->envp || set_argv(p, argc, argv) != 0) {
+        pd_err("out of memory");
+        goto out;
+    }
+
+    scan = pd_scan_snapshot(ctx, !p->isolated, &warn);
+    if (!scan) {
+        pd_err("scan: cannot record the workspace before the run: %s", strerror(errno));
+        goto out;
+    }
+    print_warnings(&warn);
+    pd_scan_fence(scan);
+
+    pd_exec_supervise(p, o);
+
+    /* Verdict inputs in order, each layer's findings sorted by path. The
+     * scan runs whatever happened: even a run that failed part-way may
+     * have written something. */
+    collect_live_denials(p, &layer);
+    pd_findings_sort(&layer);
+    pd_findings_take(&deny, &layer);
+    pd_scan_compare(scan, &layer, &warn);
+    pd_findings_sort(&layer);
+    pd_findings_take(&deny, &layer);
+    judge_output(p, o, &layer);
+    pd_findings_take(&deny, &layer);
+    print_warnings(&warn);
+    if (o->left_running)
+        pd_err("warning: %zu background process(es) still running (keep_background = true): "
+               "%s at the deadline; what they write from now on is not scanned",
+               o->left_running, p->isolated ? "still sandboxed, and ended" : "ended");
+    /* The run directory goes before anything is printed: a reader that
+     * went away (SIGPIPE) must not leave it behind. */
+    remove_rundir(p, o);
+    rc = pd_exec_report(p, o, &deny);
+out:
+    pd_scan_free(scan);
+    pd_findings_free(&warn);
+    pd_findings_free(&deny);
+    pd_findings_free(&layer);
+    if (p) {
+        remove_rundir(p, o);
+        pd_exec_spec_free(p);
+        pd_exec_env_free(p->envp);
+        free(p->argv);
+    }
+    if (o)
+        pd_exec_outcome_free(o);
+    free(p);
+    free(o);
+    /* A signal that came before the run could handle it acts now. */
+    sigprocmask(SIG_SETMASK, &saved, NULL);
+    return rc;
+}

@@ -1,0 +1,338 @@
+/* launcher/exec_supervise.c - start the command and watch it: capture both
+ * streams (each up to PD_CAPTURE_MAX, the rest read and dropped so the
+ * command never blocks on a full pipe), enforce the deadline, end the whole
+ * tree (SIGTERM, grace, SIGKILL) on timeout, on a signal to paldron, and
+ * when the command exits with descendants still running (unless
+ * keep_background), and reap everything. One poll loop over the two pipes,
+ * a signalfd (SIGCHLD and the signals that stop paldron) and, with
+ * keep_background, the keeper's status pipe. Reading after the command
+ * exited is bounded: a pipe held by something out of reach cannot hang the
+ * launcher. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launcher/exec.h"
+
+/* How long the pipes are read after the command's tree is gone (or, with
+ * keep_background, after the command itself exited). */
+#define DRAIN_MS      500
+#define DRAIN_KEEP_MS 200
+
+struct sup {
+    struct pd_exec_outcome *o;
+    int fd[2];    /* stdout, stderr read ends; -1 once closed */
+    int sfd;      /* signalfd */
+    int statusfd; /* keeper's report, -1 without keeper or once read */
+    pid_t child;  /* the command, or the keeper */
+    bool keeper;
+    bool main_done; /* the command's status is known */
+    bool reported;  /* the keeper reported it (and so owns the run directory) */
+};
+
+static void capture(struct pd_capture *c, const char *buf, size_t n)
+{
+    size_t room = c->len < PD_CAPTURE_MAX ? PD_CAPTURE_MAX - c->len : 0;
+    size_t take = n < room ? n : room;
+    if (take && c->len + take > c->cap) {
+        size_t cap = c->cap ? c->cap : 65536;
+        while (cap < c->len + take)
+            cap *= 2;
+        if (cap > PD_CAPTURE_MAX)
+            cap = PD_CAPTURE_MAX;
+        char *nb = realloc(c->buf, cap);
+        if (!nb) {
+            c->lost = true;
+            c->dropped += n;
+            return;
+        }
+        c->buf = nb;
+        c->cap = cap;
+    }
+    if (take)
+        memcpy(c->buf + c->len, buf, take);
+    c->len += take;
+    c->dropped += n - take;
+}
+
+static void close_stream(struct sup *s, int k)
+{
+    if (s->fd[k] >= 0)
+        close(s->fd[k]);
+    s->fd[k] = -1;
+}
+
+static void read_stream(struct sup *s, int k)
+{
+    static char buf[65536];
+    struct pd_capture *c = k == 0 ? &s->o->out : &s->o->err;
+    /* A bounded number of reads, so that a command writing without pause
+     * cannot keep the loop from its deadline. */
+    for (int i = 0; i < 64; i++) {
+        ssize_t r = read(s->fd[k], buf, sizeof buf);
+        if (r > 0) {
+            capture(c, buf, (size_t)r);
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN)
+            return;
+        close_stream(s, k); /* EOF or error */
+        return;
+    }
+}
+
+static void reap(struct sup *s)
+{
+    int st;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        if (pid != s->child || s->keeper)
+            continue;
+        s->main_done = true;
+        s->o->exited = true;
+        s->o->status = st;
+    }
+}
+
+static void read_signals(struct sup *s)
+{
+    struct signalfd_siginfo si;
+    while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo != SIGCHLD && !s->main_done && !s->o->interrupted)
+            s->o->interrupted = (int)si.ssi_signo;
+    }
+}
+
+static void read_status(struct sup *s)
+{
+    struct pd_keeper_msg m;
+    ssize_t r = read(s->statusfd, &m, sizeof m);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (r == (ssize_t)sizeof m) {
+        s->reported = true;
+        s->o->exited = true;
+        s->o->status = m.status;
+        if (m.timed_out)
+            s->o->timed_out = true;
+    } else if (!s->o->sandbox_error[0]) {
+        snprintf(s->o->sandbox_error, sizeof s->o->sandbox_error,
+                 "keep_background: the keeper process ended without reporting the command's "
+                 "status");
+    }
+    s->main_done = true;
+    close(s->statusfd);
+    s->statusfd = -1;
+}
+
+/* Wait up to ms for something to happen and handle it. */
+static void pump(struct sup *s, int ms)
+{
+    struct pollfd pf[4];
+    int who[4];
+    nfds_t n = 0;
+    for (int k = 0; k < 2; k++) {
+        if (s->fd[k] >= 0) {
+            pf[n] = (struct pollfd){.fd = s->fd[k], .events = POLLIN};
+            who[n++] = k;
+        }
+    }
+    pf[n] = (struct pollfd){.fd = s->sfd, .events = POLLIN};
+    who[n++] = 2;
+    if (s->statusfd >= 0) {
+        pf[n] = (struct pollfd){.fd = s->statusfd, .events = POLLIN};
+        who[n++] = 3;
+    }
+    int rc = poll(pf, n, ms < 0 ? 0 : ms);
+    for (nfds_t i = 0; rc > 0 && i < n; i++) {
+        if (!pf[i].revents)
+            continue;
+        if (who[i] < 2)
+            read_stream(s, who[i]);
+        else if (who[i] == 2)
+            read_signals(s);
+        else
+            read_status(s);
+    }
+    reap(s);
+}
+
+static void idle(void *arg, int ms)
+{
+    pump(arg, ms);
+}
+
+/* Read from the running command until it exits, the deadline passes or
+ * paldron is told to stop. */
+static void watch(struct sup *s, long long deadline)
+{
+    while (!s->main_done && !s->o->interrupted) {
+        long long left = deadline - pd_now_ms();
+        if (left <= 0) {
+            s->o->timed_out = true;
+            return;
+        }
+        pump(s, left > 1000 ? 1000 : (int)left);
+    }
+}
+
+static void drain(struct sup *s, int ms)
+{
+    long long until = pd_now_ms() + ms;
+    while (s->fd[0] >= 0 || s->fd[1] >= 0) {
+        long long left = until - pd_now_ms();
+        if (left <= 0)
+            break;
+        pump(s, (int)left);
+    }
+    close_stream(s, 0);
+    close_stream(s, 1);
+}
+
+void pd_exec_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGQUIT);
+}
+
+static int start_failed(struct pd_exec_outcome *o, const char *what)
+{
+    snprintf(o->sandbox_error, sizeof o->sandbox_error, "%s: %s", what, strerror(errno));
+    return -1;
+}
+
+int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
+{
+    struct sup s = {
+        .o = o, .fd = {-1, -1}, .sfd = -1, .statusfd = -1, .keeper = p->keep_background};
+    int out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2] = {-1, -1}, st[2] = {-1, -1};
+    int rc = -1;
+    sigset_t block;
+    pd_exec_signals(&block);
+    s.sfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (s.sfd < 0) {
+        start_failed(o, "signalfd");
+        goto out;
+    }
+    /* Orphaned descendants come to the launcher, not to init. */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+        start_failed(o, "prctl CHILD_SUBREAPER");
+        goto out;
+    }
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0 ||
+        (s.keeper && pipe2(st, O_CLOEXEC) != 0)) {
+        start_failed(o, "pipe");
+        goto out;
+    }
+    const long long deadline = pd_now_ms() + p->timeout_sec * 1000;
+    fflush(NULL); /* nothing buffered may be written twice */
+    if (s.keeper) {
+        s.child = fork();
+        if (s.child == 0) {
+            const struct pd_keeper_fds fds = {out[1], err[1], out[0], err[0], ep[1], st[1]};
+            pd_exec_keeper(p, &fds, deadline);
+        }
+    } else {
+        s.child = pd_exec_spawn(p, out[1], err[1], ep[1]);
+    }
+    if (s.child < 0) {
+        start_failed(o, "fork");
+        goto out;
+    }
+    close(out[1]);
+    close(err[1]);
+    close(ep[1]);
+    out[1] = err[1] = ep[1] = -1;
+    if (s.keeper) {
+        close(st[1]);
+        st[1] = -1;
+        s.statusfd = st[0];
+        st[0] = -1;
+    }
+    s.fd[0] = out[0];
+    s.fd[1] = err[0];
+    out[0] = err[0] = -1;
+
+    /* The error pipe closes at execve; anything read is why the child
+     * could not get there. */
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = read(ep[0], o->sandbox_error + got, sizeof o->sandbox_error - 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        if (got == sizeof o->sandbox_error - 1)
+            break;
+    }
+    o->sandbox_error[got] = '\0';
+    for (int k = 0; k < 2; k++)
+        fcntl(s.fd[k], F_SETFL, fcntl(s.fd[k], F_GETFL) | O_NONBLOCK);
+    if (s.statusfd >= 0)
+        fcntl(s.statusfd, F_SETFL, fcntl(s.statusfd, F_GETFL) | O_NONBLOCK);
+
+    /* The keeper enforces the deadline itself; the launcher only steps in
+     * if the keeper fails to. */
+    watch(&s, s.keeper ? deadline + PD_GRACE_MS + 3000 : deadline);
+    if (o->interrupted || (o->timed_out && !s.main_done) || !s.keeper) {
+        /* Timeout, a signal to paldron, or the command's normal end with
+         * descendants left: nothing of the tree survives the run. */
+        pd_tree_end(PD_GRACE_MS, idle, &s);
+        drain(&s, DRAIN_MS);
+    } else {
+        drain(&s, DRAIN_KEEP_MS);
+        struct pd_pids left = {0};
+        if (pd_tree_list(&left) == 0)
+            o->left_running = left.n;
+        for (size_t k = 0; k < left.n; k++)
+            if (left.pid[k] == s.child && o->left_running > 0)
+                o->left_running--; /* the keeper itself */
+        pd_pids_free(&left);
+        /* Once it reported, the keeper removes the run directory when its
+         * last process is gone; before that it never started one. */
+        o->keeper_has_rundir = s.reported;
+    }
+    reap(&s);
+    rc = 0;
+out:
+    for (int k = 0; k < 2; k++) {
+        if (out[k] >= 0)
+            close(out[k]);
+        if (err[k] >= 0)
+            close(err[k]);
+        if (ep[k] >= 0)
+            close(ep[k]);
+        if (st[k] >= 0)
+            close(st[k]);
+    }
+    close_stream(&s, 0);
+    close_stream(&s, 1);
+    if (s.statusfd >= 0)
+        close(s.statusfd);
+    if (s.sfd >= 0)
+        close(s.sfd);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    return rc;
+}
+
+void pd_exec_outcome_free(struct pd_exec_outcome *o)
+{
+    free(o->out.buf);
+    free(o->err.buf);
+    o->out.buf = o->err.buf = NULL;
+}

@@ -1,0 +1,575 @@
+/* launcher/scan.c - snapshot and compare of the workspace and the writable
+ * roots outside it (scan.h). One walk serves three modes:
+ *   SNAPSHOT  before the run: record directories and denied entries;
+ *   REREAD    after the run, a recorded directory whose times changed:
+ *             judge the entries that have no record;
+ *   FRESH     after the run, a directory that did not exist: every denied
+ *             entry in it is new.
+ * Directories are opened without following any link (openat2 with
+ * RESOLVE_NO_SYMLINKS where the kernel has it, O_NOFOLLOW otherwise) and
+ * read whole before the walk descends, so one descriptor is open at a time
+ * whatever the depth. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include "launcher/scan_int.h"
+
+#define MAX_TREES 64
+
+enum mode { SNAPSHOT, REREAD, FRESH };
+
+struct tree {
+    const char *path; /* real path (owned by the context) */
+    bool existed;
+    int flags;
+    dev_t dev;
+};
+
+struct pd_scan {
+    const struct pd_ctx *ctx;
+    bool degraded;
+    struct store st;
+    struct names names;
+    struct tree trees[MAX_TREES];
+    size_t ntrees;
+    struct timespec max_ctime; /* latest ctime recorded (pd_scan_fence) */
+    size_t nfiles;
+    struct pd_findings *found, *warn;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int open_dir(const char *path)
+{
+    static bool no_openat2;
+    const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#ifdef SYS_openat2
+    if (!no_openat2) {
+        struct open_how how = {.flags = (unsigned long long)flags,
+                               .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+        long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+        if (fd >= 0 || errno != ENOSYS)
+            return (int)fd;
+        no_openat2 = true;
+    }
+#endif
+    /* Older kernels: only the last component is protected; the trees are
+     * walked by real paths, so the others are links only if the command
+     * swapped a directory for one after the fact (its parent then shows
+     * the change). */
+    return open(path, flags);
+}
+
+static void subject_of(const struct pd_scan *s, const char *abs, char *out, size_t outlen)
+{
+    const char *rel = pd_path_under(abs, s->ctx->workspace);
+    snprintf(out, outlen, "%s", rel ? (rel[0] ? rel : ".") : abs);
+}
+
+static bool is_pattern_key(const char *key)
+{
+    return key && (strcmp(key, "deny_globs") == 0 || strcmp(key, "secrets") == 0 ||
+                   strcmp(key, "protected_paths") == 0 || strcmp(key, "policy_file") == 0);
+}
+
+/* Judge the entry at abs as a write. pattern_only: only deny_globs, secrets
+ * and protected paths count (the question "must the scan record it?");
+ * otherwise every reason counts (the text of a finding). */
+static bool judge(const struct pd_scan *s, const char *abs, unsigned char type, enum pd_op op,
+                  bool pattern_only, char *msg, size_t msglen)
+{
+    char subject[PD_PATH_MAX];
+    subject_of(s, abs, subject, sizeof subject);
+    if (type == DT_LNK &&
+        pd_names_judge_link(s->ctx, subject, pd_path_under(abs, s->ctx->workspace), abs, msg,
+                            msglen))
+        return true;
+    struct pd_verdict v;
+    pd_gate_path(s->ctx, op, NULL, subject, &v);
+    if (!v.deny || (pattern_only && !is_pattern_key(v.key)))
+        return false;
+    snprintf(msg, msglen, "%s", v.message);
+    return true;
+}
+
+/* A finding about the entry at abs: "run <verb> <gate message>". */
+static void finding(struct pd_scan *s, const char *verb, const char *abs, unsigned char type)
+{
+    char msg[PD_MSG_MAX], subject[PD_PATH_MAX];
+    enum pd_op op = strcmp(verb, "removed") == 0 ? PD_OP_DELETE : PD_OP_WRITE;
+    subject_of(s, abs, subject, sizeof subject);
+    if (!judge(s, abs, type, op, false, msg, sizeof msg))
+        snprintf(msg, sizeof msg, "%s (denied by the post-run scan)", subject);
+    pd_findings_add(s->found, subject, "run %s %s", verb, msg);
+}
+
+static void unscannable(struct pd_scan *s, const char *abs, int err)
+{
+    char subject[PD_PATH_MAX];
+    subject_of(s, abs, subject, sizeof subject);
+    pd_findings_add(s->found, subject, "run left %s unreadable to the post-run scan (%s)", subject,
+                    strerror(err));
+}
+
+static bool in_roots(const struct pd_scan *s, const char *abs)
+{
+    for (size_t k = 0; k < s->ctx->npolicy_roots; k++)
+        if (pd_path_under(abs, s->ctx->roots[k]))
+            return true;
+    return false;
+}
+
+static void note_ctime(struct pd_scan *s, const struct stat *st)
+{
+    if (st->st_ctim.tv_sec > s->max_ctime.tv_sec ||
+        (st->st_ctim.tv_sec == s->max_ctime.tv_sec && st->st_ctim.tv_nsec > s->max_ctime.tv_nsec))
+        s->max_ctime = st->st_ctim;
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static bool same_dir(const struct rec *r, const struct stat *st)
+{
+    return S_ISDIR(st->st_mode) && r->dev == st->st_dev && r->ino == st->st_ino &&
+           same_time(&r->mtime, &st->st_mtim) && same_time(&r->ctime, &st->st_ctim);
+}
+
+static bool same_file(const struct rec *r, const struct stat *st)
+{
+    return (r->mode & S_IFMT) == (st->st_mode & S_IFMT) && r->dev == st->st_dev &&
+           r->ino == st->st_ino && r->size == st->st_size && same_time(&r->ctime, &st->st_ctim);
+}
+
+/* ---- reading a directory ------------------------------------------------ */
+
+/* Names of one directory: "<type byte><name>\0" after each other. */
+struct entries {
+    char *buf;
+    size_t len, cap;
+};
+
+static int entries_add(struct entries *e, unsigned char type, const char *name, size_t nlen)
+{
+    if (e->len + nlen + 2 > e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 4096;
+        while (cap < e->len + nlen + 2)
+            cap *= 2;
+        char *nb = realloc(e->buf, cap);
+        if (!nb)
+            return -1;
+        e->buf = nb;
+        e->cap = cap;
+    }
+    e->buf[e->len++] = (char)type;
+    memcpy(e->buf + e->len, name, nlen + 1);
+    e->len += nlen + 1;
+    return 0;
+}
+
+/* Read every entry of fd (the descriptor stays open). getdents64 on the
+ * descriptor itself: opendir would cost a dup and three more system calls
+ * per directory. -1 with errno. */
+static int read_entries(int fd, struct entries *out)
+{
+    static _Alignas(struct dirent64) char buf[65536];
+    for (;;) {
+        ssize_t n = getdents64(fd, buf, sizeof buf);
+        if (n == 0)
+            return 0;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        for (ssize_t off = 0; off < n;) {
+            const struct dirent64 *de = (const struct dirent64 *)(const void *)(buf + off);
+            off += de->d_reclen;
+            const char *nm = de->d_name;
+            if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
+                continue;
+            if (entries_add(out, de->d_type, nm, strlen(nm)) < 0)
+                return -1;
+        }
+    }
+}
+
+/* ---- the walk ----------------------------------------------------------- */
+
+static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode mode, dev_t dev);
+
+/* Visit the entries of the open directory path (flags: the directory's).
+ * Subdirectories to walk next are appended to subdirs with their flags and
+ * mode. */
+static void visit(struct pd_scan *s, int fd, char *path, size_t len, int flags, enum mode mode,
+                  struct entries *subdirs)
+{
+    struct entries ents = {0};
+    if (read_entries(fd, &ents) < 0) {
+        int e = errno;
+        if (mode == SNAPSHOT) {
+            char subject[PD_PATH_MAX];
+            subject_of(s, path, subject, sizeof subject);
+            pd_findings_add(s->warn, subject,
+                            "scan: cannot read %s (%s); changes in it are not checked", subject,
+                            strerror(e));
+        } else {
+            unscannable(s, path, e);
+        }
+    }
+    char msg[PD_MSG_MAX];
+    for (size_t off = 0; off < ents.len;) {
+        unsigned char type = (unsigned char)ents.buf[off];
+        const char *name = ents.buf + off + 1;
+        size_t nlen = strlen(name);
+        off += nlen + 2;
+        if (len + 1 + nlen >= PD_PATH_MAX) {
+            /* Beyond PATH_MAX: cannot be judged by path. */
+            char subject[PD_PATH_MAX];
+            subject_of(s, path, subject, sizeof subject);
+            if (mode == SNAPSHOT)
+                pd_findings_add(s->warn, subject, "scan: a name in %s is too long to check",
+                                subject);
+            else
+                pd_findings_add(s->found, subject, "run produced a path too long to check in %s",
+                                subject);
+            continue;
+        }
+        path[len] = '/';
+        memcpy(path + len + 1, name, nlen + 1);
+        size_t clen = len + 1 + nlen;
+        struct stat cst;
+        bool have_st = false;
+        if (type == DT_UNKNOWN) {
+            if (fstatat(fd, name, &cst, AT_SYMLINK_NOFOLLOW) != 0)
+                goto next;
+            have_st = true;
+            type = S_ISDIR(cst.st_mode) ? DT_DIR : S_ISLNK(cst.st_mode) ? DT_LNK : DT_REG;
+        }
+        int cflags = flags & F_DENIED;
+        if ((flags & F_OUTSIDE) && !in_roots(s, path))
+            cflags |= F_OUTSIDE;
+        if (!(cflags & F_DENIED) && (type == DT_LNK || pd_names_maybe(&s->names, name, nlen)) &&
+            judge(s, path, type, PD_OP_WRITE, true, msg, sizeof msg))
+            cflags |= F_DENIED;
+        bool outside = s->degraded && (cflags & F_OUTSIDE);
+
+        if (type == DT_DIR) {
+            enum mode sub = mode == SNAPSHOT ? SNAPSHOT : FRESH;
+            if (mode == REREAD) {
+                long j = pd_store_find(&s->st, path, clen);
+                if (j >= 0 && s->st.v[j].kind == REC_DIR &&
+                    fstatat(fd, name, &cst, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    cst.st_ino == s->st.v[j].ino && cst.st_dev == s->st.v[j].dev)
+                    goto next; /* a known directory: its own record covers it */
+            }
+            if (sub == FRESH && ((cflags & F_DENIED) || outside))
+                finding(s, "produced", path, type);
+            if (entries_add(subdirs, (unsigned char)((unsigned)sub << 4 | (unsigned)cflags), name,
+                            nlen) < 0)
+                s->st.failed = true;
+            goto next;
+        }
+        if (!(cflags & F_DENIED) && !outside)
+            goto next;
+        if (mode == SNAPSHOT) {
+            if (!have_st && fstatat(fd, name, &cst, AT_SYMLINK_NOFOLLOW) != 0)
+                goto next;
+            pd_store_add(&s->st, path, clen, REC_FILE, cflags, &cst);
+            note_ctime(s, &cst);
+            s->nfiles++;
+        } else if (mode == FRESH || pd_store_find(&s->st, path, clen) < 0) {
+            /* REREAD: a recorded file is compared by compare_files. */
+            finding(s, "produced", path, type);
+        }
+    next:
+        path[len] = '\0';
+    }
+    free(ents.buf);
+}
+
+/* Walk the subdirectories collected by visit, then free the list. */
+static void descend(struct pd_scan *s, char *path, size_t len, struct entries *subdirs, dev_t dev)
+{
+    for (size_t off = 0; off < subdirs->len;) {
+        unsigned char tag = (unsigned char)subdirs->buf[off];
+        const char *name = subdirs->buf + off + 1;
+        size_t nlen = strlen(name);
+        off += nlen + 2;
+        path[len] = '/';
+        memcpy(path + len + 1, name, nlen + 1);
+        walk(s, path, len + 1 + nlen, tag & 0x0f, (enum mode)(tag >> 4), dev);
+        path[len] = '\0';
+    }
+    free(subdirs->buf);
+    subdirs->buf = NULL;
+    subdirs->len = subdirs->cap = 0;
+}
+
+static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode mode, dev_t dev)
+{
+    char subject[PD_PATH_MAX];
+    int fd = open_dir(path);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (mode != SNAPSHOT) {
+            if (e != ENOENT)
+                unscannable(s, path, e);
+            return;
+        }
+        subject_of(s, path, subject, sizeof subject);
+        pd_findings_add(s->warn, subject,
+                        "scan: cannot read %s (%s); changes in it are not checked", subject,
+                        strerror(e));
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            pd_store_add(&s->st, path, len, REC_DIR, flags | F_UNREADABLE, &st);
+            note_ctime(s, &st);
+        }
+        return;
+    }
+    if (st.st_dev != dev) {
+        /* Another file system mounted here (/proc under a workspace "/",
+         * a network share): not walked, and said so. */
+        subject_of(s, path, subject, sizeof subject);
+        pd_findings_add(s->warn, subject, "scan: %s is another file system; it is not scanned",
+                        subject);
+        close(fd);
+        return;
+    }
+    if (mode == SNAPSHOT) {
+        pd_store_add(&s->st, path, len, REC_DIR, flags, &st);
+        note_ctime(s, &st);
+    }
+    struct entries subdirs = {0};
+    visit(s, fd, path, len, flags, mode, &subdirs);
+    close(fd);
+    descend(s, path, len, &subdirs, dev);
+}
+
+/* ---- snapshot ------------------------------------------------------------ */
+
+static void add_tree(struct pd_scan *s, const char *path)
+{
+    for (size_t k = 0; k < s->ntrees; k++)
+        if (pd_path_under(path, s->trees[k].path))
+            return; /* already inside a tree */
+    /* Trees inside the new one (allow_paths = [".."]) are walked with it. */
+    size_t out = 0;
+    for (size_t k = 0; k < s->ntrees; k++)
+        if (!pd_path_under(s->trees[k].path, path))
+            s->trees[out++] = s->trees[k];
+    s->ntrees = out;
+    if (s->ntrees == MAX_TREES) {
+        pd_findings_add(s->warn, path, "scan: more than %d writable roots; %s is not scanned",
+                        MAX_TREES, path);
+        return;
+    }
+    struct tree *t = &s->trees[s->ntrees++];
+    memset(t, 0, sizeof *t);
+    t->path = path;
+}
+
+static int root_flags(struct pd_scan *s, const char *path)
+{
+    char msg[PD_MSG_MAX];
+    int flags = in_roots(s, path) ? 0 : F_OUTSIDE;
+    if (pd_path_under(path, s->ctx->workspace) == NULL &&
+        judge(s, path, DT_DIR, PD_OP_WRITE, true, msg, sizeof msg))
+        flags |= F_DENIED;
+    return flags;
+}
+
+struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct pd_findings *warn)
+{
+    struct pd_scan *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->ctx = ctx;
+    s->degraded = degraded;
+    s->warn = warn;
+    s->found = warn; /* not used while taking the snapshot */
+    if (pd_names_init(&s->names, ctx) < 0) {
+        free(s);
+        errno = ENOMEM;
+        return NULL;
+    }
+    add_tree(s, ctx->workspace);
+    for (size_t k = 0; k < ctx->npolicy_roots; k++)
+        add_tree(s, ctx->roots[k]);
+    char path[PD_PATH_MAX];
+    for (size_t k = 0; k < s->ntrees; k++) {
+        struct tree *t = &s->trees[k];
+        struct stat st;
+        t->flags = root_flags(s, t->path);
+        if (lstat(t->path, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue; /* compared again after the run: it may appear */
+        t->existed = true;
+        t->dev = st.st_dev;
+        size_t len = strlen(t->path);
+        memcpy(path, t->path, len + 1);
+        walk(s, path, len, t->flags, SNAPSHOT, t->dev);
+    }
+    if (s->st.failed) {
+        pd_scan_free(s);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return s;
+}
+
+void pd_scan_fence(const struct pd_scan *s)
+{
+    const struct timespec max = s->max_ctime;
+    if (max.tv_sec == 0)
+        return;
+    /* File times come from the coarse clock (or finer): once it has passed
+     * every recorded ctime, a later change cannot repeat one. A ctime with
+     * no nanoseconds suggests a file system with whole-second times. */
+    const bool coarse_fs = max.tv_nsec == 0;
+    for (int k = 0; k < 3000; k++) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME_COARSE, &now);
+        if (now.tv_sec > max.tv_sec + 2)
+            return; /* also: a ctime in the future is a clock step, not ours to wait out */
+        if (coarse_fs ? now.tv_sec > max.tv_sec
+                      : (now.tv_sec > max.tv_sec ||
+                         (now.tv_sec == max.tv_sec && now.tv_nsec > max.tv_nsec)))
+            return;
+        if (max.tv_sec > now.tv_sec + 2)
+            return;
+        const struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* ---- compare ------------------------------------------------------------- */
+
+/* Re-stat the file records [i, j) of the open directory fd. */
+static void compare_files(struct pd_scan *s, int fd, size_t i, size_t j)
+{
+    for (size_t k = i; k < j; k++) {
+        const struct rec *r = &s->st.v[k];
+        const char *p = pd_store_path(&s->st, k);
+        const char *name = strrchr(p, '/') + 1;
+        struct stat st;
+        unsigned char type = S_ISLNK(r->mode) ? DT_LNK : DT_REG;
+        if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            finding(s, errno == ENOENT ? "removed" : "produced", p, type);
+        else if (!same_file(r, &st))
+            finding(s, st.st_ino == r->ino && st.st_dev == r->dev ? "modified" : "produced", p,
+                    S_ISLNK(st.st_mode) ? DT_LNK : DT_REG);
+    }
+}
+
+/* The directory record i (its files are [i+1, j)) is gone. */
+static void dir_gone(struct pd_scan *s, size_t i, size_t j)
+{
+    const struct rec *d = &s->st.v[i];
+    if ((d->flags & F_DENIED) || (s->degraded && (d->flags & F_OUTSIDE)))
+        finding(s, "removed", pd_store_path(&s->st, i), DT_DIR);
+    for (size_t k = i + 1; k < j; k++)
+        finding(s, "removed", pd_store_path(&s->st, k), DT_REG);
+}
+
+static void compare_dir(struct pd_scan *s, size_t i, size_t j, char *path)
+{
+    const struct rec *d = &s->st.v[i];
+    size_t len = strlen(pd_store_path(&s->st, i));
+    memcpy(path, pd_store_path(&s->st, i), len + 1);
+    struct stat st;
+    /* Fast path: an unchanged directory without recorded files. */
+    if (j == i + 1 && lstat(path, &st) == 0 && same_dir(d, &st))
+        return;
+    int fd = open_dir(path);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (e == ENOENT || e == ENOTDIR || e == ELOOP)
+            dir_gone(s, i, j);
+        else if (!(d->flags & F_UNREADABLE) || lstat(path, &st) != 0 || !same_dir(d, &st))
+            unscannable(s, path, e);
+        return;
+    }
+    const int flags = d->flags & ~F_UNREADABLE;
+    if (st.st_dev != d->dev || st.st_ino != d->ino || (d->flags & F_UNREADABLE)) {
+        /* Another directory sits here now (or one we could not read
+         * before): all of it is new. */
+        close(fd);
+        if ((flags & F_DENIED) || (s->degraded && (flags & F_OUTSIDE)))
+            finding(s, "produced", path, DT_DIR);
+        for (size_t k = i + 1; k < j; k++)
+            finding(s, "removed", pd_store_path(&s->st, k), DT_REG);
+        walk(s, path, len, flags, FRESH, st.st_dev);
+        return;
+    }
+    struct entries subdirs = {0};
+    if (!same_dir(d, &st))
+        visit(s, fd, path, len, flags, REREAD, &subdirs);
+    compare_files(s, fd, i + 1, j);
+    close(fd);
+    descend(s, path, len, &subdirs, d->dev);
+}
+
+void pd_scan_compare(struct pd_scan *s, struct pd_findings *found, struct pd_findings *warn)
+{
+    char path[PD_PATH_MAX];
+    s->found = found;
+    s->warn = warn;
+    for (size_t k = 0; k < s->ntrees; k++) {
+        const struct tree *t = &s->trees[k];
+        struct stat st;
+        if (t->existed || lstat(t->path, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        size_t len = strlen(t->path);
+        memcpy(path, t->path, len + 1);
+        if ((t->flags & F_DENIED) || (s->degraded && (t->flags & F_OUTSIDE)))
+            finding(s, "produced", path, DT_DIR);
+        walk(s, path, len, t->flags, FRESH, st.st_dev);
+    }
+    /* Records are in walk order: a directory, then its files. Directories
+     * found by FRESH walks are not recorded, so the loop bound is fixed. */
+    const size_t n = s->st.n;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && s->st.v[j].kind == REC_FILE)
+            j++;
+        compare_dir(s, i, j, path);
+        i = j;
+    }
+    if (s->st.failed)
+        pd_findings_add(found, "", "the post-run scan ran out of memory; its result is incomplete");
+}
+
+size_t pd_scan_ndirs(const struct pd_scan *s)
+{
+    return s->st.n - s->nfiles;
+}
+
+size_t pd_scan_nfiles(const struct pd_scan *s)
+{
+    return s->nfiles;
+}
+
+void pd_scan_free(struct pd_scan *s)
+{
+    if (!s)
+        return;
+    pd_store_free(&s->st);
+    pd_names_free(&s->names);
+    free(s);
+}

@@ -1,0 +1,53 @@
+/* launcher/scan.h - the post-run scan: what did the command leave in the
+ * workspace (and the writable roots outside it) that the policy forbids?
+ *
+ *   struct pd_scan *s = pd_scan_snapshot(ctx, degraded, &warnings);   before fork
+ *   pd_scan_fence(s);                                                 before fork
+ *   ... run ...
+ *   pd_scan_compare(s, &findings, &warnings);   whatever the command's exit status
+ *   pd_scan_free(s);
+ *
+ * The snapshot records every directory (device, inode, mtime, ctime) and
+ * every entry the policy denies for writing (deny_globs, secrets, protected
+ * paths, the policy file: path, inode, ctime, size); in degraded mode also
+ * every file outside the writable roots. The compare re-reads only the
+ * directories whose times or identity changed and re-stats the recorded
+ * files, so a file created, modified, renamed or hard-linked into a denied
+ * name is found whatever its mtime says: ctime cannot be set back by the
+ * command. Nothing is skipped (.git included), no link is followed, each
+ * tree is walked by its real path and stays on its file system. What cannot
+ * be read before the run is a warning; what the run made unreadable is a
+ * finding (fail closed). */
+#ifndef PALDRON_LAUNCHER_SCAN_H
+#define PALDRON_LAUNCHER_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "launcher/exec_findings.h"
+#include "policy/policy.h"
+
+struct pd_scan;
+
+/* Snapshot ctx->workspace and the policy's writable roots outside it.
+ * degraded: also record files outside the writable roots (no kernel layer
+ * kept the command out of them). ctx must outlive the scan. Returns NULL
+ * with errno (ENOMEM) when the snapshot could not be recorded. */
+struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct pd_findings *warn);
+
+/* Wait (briefly, only when something changed in the last clock tick) until
+ * any change from now on gets a ctime later than every recorded one. */
+void pd_scan_fence(const struct pd_scan *s);
+
+/* Compare the trees with the snapshot. Every forbidden change becomes a
+ * finding "run produced <path> (<reason>) [<rule>]" or "run removed ...",
+ * path relative to the workspace (absolute outside it). */
+void pd_scan_compare(struct pd_scan *s, struct pd_findings *found, struct pd_findings *warn);
+
+/* Counts for benchmarks and tests: directories and files recorded. */
+size_t pd_scan_ndirs(const struct pd_scan *s);
+size_t pd_scan_nfiles(const struct pd_scan *s);
+
+void pd_scan_free(struct pd_scan *s);
+
+#endif

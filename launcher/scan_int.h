@@ -1,0 +1,91 @@
+/* launcher/scan_int.h - internals of the post-run scan, shared by scan.c
+ * (walk, snapshot, compare), scan_store.c (records and their index) and
+ * scan_names.c (which names may be denied). Not for other modules. */
+#ifndef PALDRON_LAUNCHER_SCAN_INT_H
+#define PALDRON_LAUNCHER_SCAN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "launcher/exec_findings.h"
+#include "launcher/scan.h"
+#include "policy/policy.h"
+
+/* ---- records (scan_store.c) --------------------------------------------- */
+
+enum { REC_DIR = 1, REC_FILE = 2 };
+
+enum {
+    F_DENIED = 1 << 0,     /* the entry is denied for writing (a dir: all below it) */
+    F_OUTSIDE = 1 << 1,    /* outside every writable root */
+    F_UNREADABLE = 1 << 2, /* a directory that could not be read at the snapshot */
+};
+
+/* One recorded directory or file. A directory's files follow it directly
+ * in the record array (the walk records them before descending). */
+struct rec {
+    size_t path; /* offset of the NUL-terminated absolute path in the arena */
+    uint8_t kind, flags;
+    mode_t mode;
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime, ctime;
+    off_t size;
+};
+
+struct store {
+    struct rec *v;
+    size_t n, cap;
+    char *arena;
+    size_t alen, acap;
+    uint32_t *slots; /* index + 1 of a record, 0 = empty; open addressing */
+    size_t nslots;
+    bool failed; /* an allocation failed: the snapshot is incomplete */
+};
+
+/* Add a record for path (len bytes) with st; returns its index or -1. */
+long pd_store_add(struct store *s, const char *path, size_t len, int kind, int flags,
+                  const struct stat *st);
+/* Index of the record for path, or -1. */
+long pd_store_find(const struct store *s, const char *path, size_t len);
+const char *pd_store_path(const struct store *s, size_t i);
+void pd_store_free(struct store *s);
+
+/* ---- names (scan_names.c) ----------------------------------------------- */
+
+/* One pattern reduced to its last significant component (the last one that
+ * is not "**"): a path the pattern matches exactly has a last component
+ * matched by it, and a path matched through an ancestor lies below a
+ * directory that was matched exactly. So a walk that tests each name
+ * against these components, asks the policy gate only on a hit and marks a
+ * denied directory's subtree misses nothing the gate would deny. */
+struct name_pat {
+    uint8_t kind;  /* NP_EXACT, NP_PREFIX, NP_SUFFIX, NP_GLOB */
+    const char *s; /* literal part, or the whole component for NP_GLOB */
+    size_t len;
+};
+
+struct names {
+    struct name_pat *v;
+    size_t n;
+    bool always; /* some pattern matches every name ("**", "*") */
+    char *buf;   /* owns the component texts */
+};
+
+int pd_names_init(struct names *nm, const struct pd_ctx *ctx);
+/* May a path whose last component is name be denied by a pattern? */
+bool pd_names_maybe(const struct names *nm, const char *name, size_t len);
+void pd_names_free(struct names *nm);
+
+/* The pattern rules of pd_gate_path (deny_globs, built-in secrets, the
+ * policy file, protected paths, in the gate's order), applied to the path
+ * itself: for a symbolic link, whose own name the gate cannot judge because
+ * it follows the link. On a deny fills msg like the gate ("<subject>
+ * (<reason>) [<rule>]") and returns true. */
+bool pd_names_judge_link(const struct pd_ctx *ctx, const char *subject, const char *rel,
+                         const char *abs, char *msg, size_t msglen);
+
+#endif
