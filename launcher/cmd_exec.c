@@ -14,10 +14,16 @@ static void exec_help(void)
           "whatever the command's own exit status. The command gets no stdin; its stdout\n"
           "and stderr (each up to 1 MiB) are printed in a result block once the verdict\n"
           "is known. Processes it leaves behind are ended with it (unless the policy sets\n"
-          "keep_background).\n"
+          "keep_background). Every dynamically linked program of the run loads the live\n"
+          "gate (libpaldron_preload.so): a denied open, write, connect or exec fails at once\n"
+          "and is reported as 'paldron: deny: <program> <op> <path> (<reason> <pattern>)\n"
+          "[live]'. PALDRON_DEBUG=1 makes it print every gated call.\n"
           "\n"
           "  --policy FILE  policy file (default: built-in defaults; secrets always apply)\n"
           "  --timeout SEC  end the run after SEC seconds (at most the policy's timeout_sec)\n"
+          "  --audit        the live gate only logs: it prints what it would have denied and\n"
+          "                 the smallest policy change that would allow it (kernel layers on)\n"
+          "  --log FILE     write every live-gate record (denials, coverage) as JSON lines\n"
           "\n"
           "Exit: 0 the command succeeded and nothing was denied, 2 deny ('paldron: deny: ...'),\n"
           "1 broken (usage, policy, isolation unavailable, sandbox error, timeout, the command\n"
@@ -37,12 +43,8 @@ int pd_cmd_exec(const struct pd_cli *cli)
     }
     /* Accepted by the option scanner for later issues; refusing beats
      * silently ignoring what the caller asked for. */
-    const char *unsupported = cli->audit         ? "--audit"
-                              : cli->interactive ? "--interactive"
-                              : cli->log         ? "--log"
-                                                 : NULL;
-    if (unsupported) {
-        pd_err("exec: %s is not available in this build", unsupported);
+    if (cli->interactive) {
+        pd_err("exec: --interactive is not available in this build");
         return PD_EXIT_BROKEN;
     }
     struct pd_policy pol;
@@ -50,7 +52,8 @@ int pd_cmd_exec(const struct pd_cli *cli)
     int rc = pd_cli_load(cli, &pol, &ctx);
     if (rc)
         return rc;
-    rc = pd_exec_run(&ctx, cli->argc, cli->argv, cli->timeout);
+    struct pd_exec_opts opts = {.timeout = cli->timeout, .audit = cli->audit, .log = cli->log};
+    rc = pd_exec_run(&ctx, cli->argc, cli->argv, &opts);
     pd_ctx_free(&ctx);
     pd_policy_free(&pol);
     return rc;

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "launcher/exec_findings.h"
+#include "launcher/live.h"
 #include "launcher/rundir.h"
 #include "platform/platform.h"
 #include "policy/policy.h"
@@ -50,6 +51,7 @@ struct pd_exec_plan {
     long long timeout_sec;
     bool keep_background;
     struct pd_rundir rundir; /* isolated only */
+    struct pd_live *live;    /* the live gate (preload), NULL when not injected */
     sigset_t child_mask;     /* the signal mask the command starts with */
 };
 
@@ -156,6 +158,11 @@ int pd_exec_report(const struct pd_exec_plan *p, const struct pd_exec_outcome *o
 void pd_exec_print_sandbox_error(const char *msg);
 
 /* exec_run.c: `paldron exec` after option parsing. */
-int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout);
+struct pd_exec_opts {
+    long long timeout; /* --timeout, 0 = the policy's */
+    bool audit;        /* --audit: the live gate only logs */
+    const char *log;   /* --log FILE: every live-gate record as a JSON line */
+};
+int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts);
 
 #endif

@@ -13,7 +13,11 @@
 #include <unistd.h>
 
 #include "launcher/exec.h"
+#include "launcher/exec_output.h"
 #include "launcher/launcher.h"
+#include "launcher/live.h"
+#include "policy/gate_exec.h"
+#include "launcher/outscan.h"
 #include "launcher/scan.h"
 
 extern char **environ;
@@ -46,24 +50,6 @@ static void print_warnings(struct pd_findings *w)
     for (size_t k = 0; k < w->n; k++)
         pd_err("warning: %s", w->v[k].message);
     pd_findings_free(w);
-}
-
-/* Live denials reported while the command ran (the preload's report
- * channel). Hook: none are collected yet. */
-static void collect_live_denials(const struct pd_exec_plan *p, struct pd_findings *out)
-{
-    (void)p;
-    (void)out;
-}
-
-/* Output scan and remote verdict of the captured streams. Hook: added by
- * the output-scan issue; a finding there denies like any other. */
-static void judge_output(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
-                         struct pd_findings *out)
-{
-    (void)p;
-    (void)o;
-    (void)out;
 }
 
 static void set_limits(struct pd_exec_plan *p)
@@ -107,18 +93,48 @@ static int resolve(struct pd_exec_plan *p, const char *name, bool missing)
     return -1;
 }
 
-/* Isolated mode: run directory, spec, and the kernel's answer. */
-static int prepare_isolation(struct pd_exec_plan *p, struct pd_ctx *ctx)
+/* The run directory (temp home; compiled policy and report socket of the
+ * live gate) and the roots it adds, in both modes. */
+static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
 {
-    char err[PD_MSG_MAX], warn[PD_MSG_MAX];
-    pd_platform_probe(&p->info);
+    char err[PD_MSG_MAX];
     if (pd_rundir_create(&p->rundir, getenv("TMPDIR"), err, sizeof err) != 0) {
         pd_err("sandbox: %s", err);
         return -1;
     }
     /* The temp home and /dev/shm are writable roots for the gate too. */
-    if (pd_ctx_add_root(ctx, p->rundir.home) != 0 || pd_ctx_add_root(ctx, "/dev/shm") != 0 ||
-        pd_exec_spec(p) != 0) {
+    if (pd_ctx_add_root(ctx, p->rundir.home) != 0 || pd_ctx_add_root(ctx, "/dev/shm") != 0) {
+        pd_err("sandbox: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The live gate: the preload library, its compiled policy and report socket. */
+static int prepare_live(struct pd_exec_plan *p, struct pd_live *live, bool audit,
+                        const char *log_path)
+{
+    char lib[PD_PATH_MAX], err[PD_MSG_MAX];
+    if (pd_preload_path(lib, sizeof lib) != 0) {
+        pd_err("live gate: libpaldron_preload.so was not found next to paldron or in its "
+               "library directory (set PALDRON_PRELOAD_LIB); refusing to run without it");
+        return -1;
+    }
+    if (pd_live_open(live, p->ctx, p->rundir.path, lib, audit, log_path, err, sizeof err) != 0) {
+        pd_err("%s", err);
+        pd_live_close(live);
+        return -1;
+    }
+    p->live = live;
+    return 0;
+}
+
+/* Isolated mode: spec, and the kernel's answer. */
+static int prepare_isolation(struct pd_exec_plan *p)
+{
+    char err[PD_MSG_MAX], warn[PD_MSG_MAX];
+    pd_platform_probe(&p->info);
+    if (pd_exec_spec(p) != 0) {
         pd_err("sandbox: %s", strerror(errno));
         return -1;
     }
@@ -130,6 +146,30 @@ static int prepare_isolation(struct pd_exec_plan *p, struct pd_ctx *ctx)
     }
     if (warn[0])
         pd_err("warning: %s", warn);
+    return 0;
+}
+
+/* Add the live gate's variables to the command's environment. */
+static int add_live_env(struct pd_exec_plan *p)
+{
+    char *extra[6];
+    if (pd_live_env(p->live, getenv("PALDRON_DEBUG"), extra) != 0)
+        return -1;
+    size_t n = 0, m = 0;
+    while (p->envp[n])
+        n++;
+    while (m < 6 && extra[m])
+        m++;
+    char **env = realloc(p->envp, (n + m + 1) * sizeof *env);
+    if (!env) {
+        for (size_t k = 0; k < m; k++)
+            free(extra[k]);
+        return -1;
+    }
+    for (size_t k = 0; k < m; k++)
+        env[n + k] = extra[k];
+    env[n + m] = NULL;
+    p->envp = env;
     return 0;
 }
 
@@ -156,7 +196,7 @@ static long long run_timeout(const struct pd_policy *pol, long long cli_timeout)
     return pol->timeout_sec;
 }
 
-int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout)
+int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts)
 {
     const struct pd_policy *pol = ctx->policy;
     struct pd_verdict v;
@@ -174,6 +214,8 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout
     struct pd_exec_outcome *o = calloc(1, sizeof *o);
     struct pd_findings warn = {0}, deny = {0}, layer = {0};
     struct pd_scan *scan = NULL;
+    struct pd_outscan *outscan = NULL;
+    struct pd_live live = {.fd = -1};
     sigset_t stop, saved;
     pd_exec_signals(&stop);
     sigprocmask(SIG_BLOCK, &stop, &saved);
@@ -185,7 +227,7 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout
     p->ctx = ctx;
     p->isolated = pol->require_os_isolation;
     p->keep_background = pol->keep_background;
-    p->timeout_sec = run_timeout(pol, cli_timeout);
+    p->timeout_sec = run_timeout(pol, opts->timeout);
     set_limits(p);
     if (!p->isolated)
         pd_err("warning: running without OS isolation (policy gate + output scan only, no kernel "
@@ -193,13 +235,15 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout
 
     if (resolve(p, argv[0], missing) != 0)
         goto out;
-    if (p->isolated && prepare_isolation(p, ctx) != 0)
+    if (prepare_rundir(p, ctx) != 0 || prepare_live(p, &live, opts->audit, opts->log) != 0)
+        goto out;
+    if (p->isolated && prepare_isolation(p) != 0)
         goto out;
     char cargo[PD_PATH_MAX], rustup[PD_PATH_MAX];
     pd_exec_tool_home("CARGO_HOME", ".cargo", cargo, sizeof cargo);
     pd_exec_tool_home("RUSTUP_HOME", ".rustup", rustup, sizeof rustup);
     p->envp = pd_exec_env(environ, p->isolated, p->rundir.home, pol->allow_network, cargo, rustup);
-    if (!p->envp || set_argv(p, argc, argv) != 0) {
+    if (!p->envp || add_live_env(p) != 0 || set_argv(p, argc, argv) != 0) {
         pd_err("out of memory");
         goto out;
     }
@@ -210,6 +254,12 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout
         goto out;
     }
     print_warnings(&warn);
+    char oerr[PD_MSG_MAX];
+    outscan = pd_exec_output_prepare(ctx, scan, environ, oerr, sizeof oerr);
+    if (!outscan && oerr[0]) {
+        pd_err("%s", oerr);
+        goto out;
+    }
     pd_scan_fence(scan);
 
     pd_exec_supervise(p, o);
@@ -217,13 +267,18 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout
     /* Verdict inputs in order, each layer's findings sorted by path. The
      * scan runs whatever happened: even a run that failed part-way may
      * have written something. */
-    collect_live_denials(p, &layer);
-    pd_findings_sort(&layer);
+    pd_live_drain(&live);
+    pd_live_findings(&live, &layer);
     pd_findings_take(&deny, &layer);
+    /* the command itself: the preload never sees the first exec */
+    const char *why = pd_exec_unmonitored(p->program_real, p->isolated);
+    if (why)
+        pd_live_note_unmonitored(&live, p->program_real, why);
+    pd_live_notes(&live, pol, stderr);
     pd_scan_compare(scan, &layer, &warn);
     pd_findings_sort(&layer);
     pd_findings_take(&deny, &layer);
-    judge_output(p, o, &layer);
+    pd_exec_output_judge(ctx, outscan, o, deny.n > 0 || deny.lost, p->argv, &layer, &warn);
     pd_findings_take(&deny, &layer);
     print_warnings(&warn);
     if (o->left_running)
@@ -236,6 +291,8 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, long long cli_timeout
     rc = pd_exec_report(p, o, &deny);
 out:
     pd_scan_free(scan);
+    pd_outscan_free(outscan);
+    pd_live_close(&live);
     pd_findings_free(&warn);
     pd_findings_free(&deny);
     pd_findings_free(&layer);

@@ -67,12 +67,16 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->exec[n++] = reg;
     if (is_dir(tc))
         l->exec[n++] = tc;
+    if (p->live) /* the preload is mapped into every dynamic program */
+        l->exec[n++] = p->live->lib;
     s->exec_paths = (struct pd_path_list){l->exec, n};
 
     n = 0;
     l->read[n++] = c->workspace;
     l->read[n++] = "/proc";
     l->read[n++] = "/sys/devices/system/cpu";
+    if (p->live) /* read by the preload in every process; the run dir stays read-only */
+        l->read[n++] = p->live->compiled;
     if (pol->allow_network)
         l->read[n++] = "/run/systemd/resolve"; /* the stub resolver's resolv.conf */
     s->read_paths = (struct pd_path_list){l->read, n};

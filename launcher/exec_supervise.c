@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "launcher/exec.h"
+#include "launcher/live.h"
 
 /* How long the pipes are read after the command's tree is gone (or, with
  * keep_background, after the command itself exited). */
@@ -34,8 +35,9 @@ struct sup {
     int statusfd; /* keeper's report, -1 without keeper or once read */
     pid_t child;  /* the command, or the keeper */
     bool keeper;
-    bool main_done; /* the command's status is known */
-    bool reported;  /* the keeper reported it (and so owns the run directory) */
+    bool main_done;       /* the command's status is known */
+    bool reported;        /* the keeper reported it (and so owns the run directory) */
+    struct pd_live *live; /* the live gate's report socket, NULL without preload */
 };
 
 static void capture(struct pd_capture *c, const char *buf, size_t n)
@@ -138,8 +140,8 @@ static void read_status(struct sup *s)
 /* Wait up to ms for something to happen and handle it. */
 static void pump(struct sup *s, int ms)
 {
-    struct pollfd pf[4];
-    int who[4];
+    struct pollfd pf[5];
+    int who[5];
     nfds_t n = 0;
     for (int k = 0; k < 2; k++) {
         if (s->fd[k] >= 0) {
@@ -153,6 +155,12 @@ static void pump(struct sup *s, int ms)
         pf[n] = (struct pollfd){.fd = s->statusfd, .events = POLLIN};
         who[n++] = 3;
     }
+    /* records are read as they come: a full socket queue would block the
+     * command's senders */
+    if (s->live && s->live->fd >= 0) {
+        pf[n] = (struct pollfd){.fd = s->live->fd, .events = POLLIN};
+        who[n++] = 4;
+    }
     int rc = poll(pf, n, ms < 0 ? 0 : ms);
     for (nfds_t i = 0; rc > 0 && i < n; i++) {
         if (!pf[i].revents)
@@ -161,8 +169,10 @@ static void pump(struct sup *s, int ms)
             read_stream(s, who[i]);
         else if (who[i] == 2)
             read_signals(s);
-        else
+        else if (who[i] == 3)
             read_status(s);
+        else
+            pd_live_drain(s->live);
     }
     reap(s);
 }
@@ -217,8 +227,12 @@ static int start_failed(struct pd_exec_outcome *o, const char *what)
 
 int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
 {
-    struct sup s = {
-        .o = o, .fd = {-1, -1}, .sfd = -1, .statusfd = -1, .keeper = p->keep_background};
+    struct sup s = {.o = o,
+                    .fd = {-1, -1},
+                    .sfd = -1,
+                    .statusfd = -1,
+                    .keeper = p->keep_background,
+                    .live = p->live};
     int out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2] = {-1, -1}, st[2] = {-1, -1};
     int rc = -1;
     sigset_t block;

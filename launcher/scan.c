@@ -565,6 +565,20 @@ size_t pd_scan_nfiles(const struct pd_scan *s)
     return s->nfiles;
 }
 
+size_t pd_scan_each_denied_file(const struct pd_scan *s, void (*fn)(const char *path, void *user),
+                                void *user)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < s->st.n; k++) {
+        const struct rec *r = &s->st.v[k];
+        if (r->kind == REC_FILE && (r->flags & F_DENIED) && S_ISREG(r->mode)) {
+            fn(pd_store_path(&s->st, k), user);
+            n++;
+        }
+    }
+    return n;
+}
+
 void pd_scan_free(struct pd_scan *s)
 {
     if (!s)

@@ -48,6 +48,13 @@ void pd_scan_compare(struct pd_scan *s, struct pd_findings *found, struct pd_fin
 size_t pd_scan_ndirs(const struct pd_scan *s);
 size_t pd_scan_nfiles(const struct pd_scan *s);
 
+/* Call fn for every regular file the snapshot recorded as denied (by a
+ * deny glob, a secret pattern, a protected path or as the policy file), with
+ * its absolute path. The output scan reads secret values from them. Returns
+ * how many. */
+size_t pd_scan_each_denied_file(const struct pd_scan *s, void (*fn)(const char *path, void *user),
+                                void *user);
+
 void pd_scan_free(struct pd_scan *s);
 
 #endif

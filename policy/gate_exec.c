@@ -2,14 +2,18 @@
  * allow_binaries with the script, helper and companion rules of
  * policy/gate_exec.h. Reads the file system (stat, realpath, the first line
  * of a script); allocates nothing, so the preload may call it anywhere. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "policy/gate_exec.h"
+#include "policy/report.h"
 
 #define SHEBANG_MAX     256 /* bytes of a "#!" line that are read */
 #define SCRIPT_DEPTH    4   /* interpreters that are themselves scripts */
@@ -232,4 +236,93 @@ void pd_gate_exec(const struct pd_ctx *c, const char *path, const char *base,
     const char *no = judge(c, invoked, caller_exe, 0, why, sizeof why);
     if (no)
         exec_deny(v, c, path, no[0] ? no : NULL);
+}
+
+/* ---- will the preload follow? ---- */
+
+#define MAX_PHDRS 512
+
+#if defined(__x86_64__)
+#define PD_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define PD_ELF_MACHINE EM_AARCH64
+#elif defined(__riscv)
+#define PD_ELF_MACHINE EM_RISCV
+#endif
+
+static int open_ro(const char *path)
+{
+    return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+}
+
+/* 1 dynamic, 0 static, -1 not ELF / unreadable, -2 foreign class or machine */
+static int elf_dynamic(int fd)
+{
+    Elf64_Ehdr eh;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+        return -1;
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64)
+        return -2;
+#ifdef PD_ELF_MACHINE
+    if (eh.e_machine != PD_ELF_MACHINE)
+        return -2;
+#endif
+    if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS)
+        return 0;
+    for (size_t k = 0; k < eh.e_phnum; k++) {
+        Elf64_Phdr ph;
+        off_t at = (off_t)(eh.e_phoff + k * sizeof ph);
+        if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph)
+            return -1;
+        if (ph.p_type == PT_INTERP)
+            return 1;
+    }
+    return 0;
+}
+
+static const char *privileged(const char *path, bool no_new_privs)
+{
+    if (no_new_privs)
+        return NULL; /* exec grants nothing: the loader is not in secure mode */
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    if ((st.st_mode & S_ISUID) || ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP)))
+        return PD_REPORT_SETUID;
+    if (getxattr(path, "security.capability", NULL, 0) > 0)
+        return PD_REPORT_FCAPS;
+    return NULL;
+}
+
+static const char *unmonitored(const char *path, bool nnp, int depth)
+{
+    const char *why = privileged(path, nnp);
+    if (why)
+        return why;
+    int fd = open_ro(path);
+    if (fd < 0)
+        return NULL; /* the exec fails too */
+    char head[256];
+    ssize_t n = pread(fd, head, sizeof head - 1, 0);
+    int kind = elf_dynamic(fd);
+    close(fd);
+    if (kind == 0)
+        return PD_REPORT_STATIC;
+    if (kind == -2)
+        return PD_REPORT_FOREIGN;
+    if (kind == -1 && n > 2 && head[0] == '#' && head[1] == '!' && depth < SCRIPT_DEPTH) {
+        head[n] = '\0';
+        char *p = head + 2;
+        p += strspn(p, " \t");
+        size_t len = strcspn(p, " \t\n");
+        p[len] = '\0';
+        if (p[0] == '/')
+            return unmonitored(p, nnp, depth + 1);
+    }
+    return NULL;
+}
+
+const char *pd_exec_unmonitored(const char *path, bool no_new_privs)
+{
+    return unmonitored(path, no_new_privs, 0);
 }

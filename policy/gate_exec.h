@@ -45,4 +45,15 @@ bool pd_exec_program_allowed(const struct pd_ctx *c, const char *exe);
 /* Does abs lie under one of the private helper directories (rule c)? */
 bool pd_exec_is_helper(const char *abs);
 
+/* Will a program started from path load the preload? NULL when it will;
+ * else why not (policy/report.h): PD_REPORT_STATIC (no PT_INTERP: no dynamic
+ * loader reads LD_PRELOAD), PD_REPORT_FOREIGN (another ELF class or machine:
+ * the loader ignores the library), PD_REPORT_SETUID / PD_REPORT_FCAPS
+ * (set-uid, set-gid, file capabilities: the loader's secure mode drops
+ * LD_PRELOAD - unless no_new_privs is set for the exec, which then grants
+ * nothing). A "#!" script is judged by its interpreter. Reads the ELF header
+ * and program headers only. The launcher asks this about the command it
+ * starts; the preload about every exec after that. */
+const char *pd_exec_unmonitored(const char *path, bool no_new_privs);
+
 #endif

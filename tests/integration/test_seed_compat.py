@@ -17,7 +17,7 @@ import tempfile
 from harness import PALDRON, SOURCE_DIR, PaldronTest, skip, unprivileged_user, main
 
 SEED_COMPAT = os.path.join(SOURCE_DIR, "..", "shared", "tools", "seed-compat")
-PREFIXES = os.environ.get("PALDRON_SEED_PREFIXES", "PL,C,G,E,S,L,K,X")
+PREFIXES = os.environ.get("PALDRON_SEED_PREFIXES", "PL,C,G,E,S,L,K,X,J")
 
 
 def documented_rows():

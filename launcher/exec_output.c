@@ -1,0 +1,200 @@
+/* launcher/exec_output.c - the output verdict of `paldron exec`: the local
+ * secret scan of the captured streams (redacted before a byte is released)
+ * and, when the policy asks for it, the remote jev verdict on the redacted
+ * text. Capture mode only: an interactive run cannot hold output back. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher/exec.h"
+#include "launcher/exec_output.h"
+#include "launcher/jev.h"
+#include "launcher/outscan.h"
+
+/* Credential files in the real home whose values must never be printed. */
+static const char *const home_secret_files[] = {".aws/credentials",
+                                                ".netrc",
+                                                ".git-credentials",
+                                                ".npmrc",
+                                                ".pypirc",
+                                                ".docker/config.json",
+                                                ".ssh/id_rsa",
+                                                ".ssh/id_ecdsa",
+                                                ".ssh/id_ed25519",
+                                                ".config/gh/hosts.yml",
+                                                NULL};
+
+static void add_file(const char *path, void *user)
+{
+    /* unreadable or oversized files just add nothing: their values are not known */
+    (void)pd_outscan_add_secret_file(user, path);
+}
+
+struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
+                                          char *const *envp, char *err, size_t errlen)
+{
+    const struct pd_policy *p = ctx->policy;
+    err[0] = '\0';
+    if (!p->output_scan && !p->jev_verdict)
+        return NULL;
+    struct pd_outscan *scan = pd_outscan_new();
+    if (!scan) {
+        snprintf(err, errlen, "output scan: out of memory");
+        return NULL;
+    }
+    for (size_t k = 0; k < p->output_patterns.n; k++) {
+        const char *entry = p->output_patterns.v[k];
+        const char *colon = strchr(entry, ':');
+        char name[80];
+        snprintf(name, sizeof name, "%.*s", (int)(colon - entry), entry);
+        const char *pat = colon + 1 + strspn(colon + 1, " ");
+        if (pd_outscan_add_pattern(scan, name, pat) != 0) {
+            snprintf(err, errlen, "policy output_patterns entry '%s': %s (%s)", entry,
+                     errno == EEXIST ? "the name is taken by a built-in rule"
+                                     : pd_outscan_last_error(scan),
+                     p->file ? p->file : "policy");
+            pd_outscan_free(scan);
+            return NULL;
+        }
+    }
+    for (size_t k = 0; k < p->output_scan_ignore.n; k++)
+        if (pd_outscan_disable_rule(scan, p->output_scan_ignore.v[k]) != 0) {
+            snprintf(err, errlen,
+                     "policy output_scan_ignore: unknown rule '%s' (docs/output-scan.md lists "
+                     "them) (%s)",
+                     p->output_scan_ignore.v[k], p->file ? p->file : "policy");
+            pd_outscan_free(scan);
+            return NULL;
+        }
+    if (pd_outscan_add_env(scan, envp) < 0 && errno == ENOMEM) {
+        snprintf(err, errlen, "output scan: out of memory");
+        pd_outscan_free(scan);
+        return NULL;
+    }
+    if (snap)
+        pd_scan_each_denied_file(snap, add_file, scan);
+    if (ctx->home[0])
+        for (size_t k = 0; home_secret_files[k]; k++) {
+            char path[PD_PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", ctx->home, home_secret_files[k]);
+            add_file(path, scan);
+        }
+    return scan;
+}
+
+/* "a secret value from env X", "a private key", ... */
+static void describe(const struct pd_outscan_finding *f, char *out, size_t len)
+{
+    switch (f->kind) {
+    case PD_OUTSCAN_KNOWN_VALUE:
+    case PD_OUTSCAN_KNOWN_BASE64:
+    case PD_OUTSCAN_KNOWN_HEX:
+        snprintf(out, len, "a secret value from %s", f->source ? f->source : "a secret file");
+        break;
+    case PD_OUTSCAN_FORMAT:
+        snprintf(out, len, "%s",
+                 strcmp(f->rule, "private-key") == 0 ? "a private key" : "a credential");
+        break;
+    case PD_OUTSCAN_PATTERN:
+        snprintf(out, len, "a value matching output_patterns '%s'", f->rule);
+        break;
+    }
+}
+
+/* Replace the capture by text (a redacted copy, or a notice). */
+static int replace(struct pd_capture *c, const char *text, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    free(c->buf);
+    c->buf = copy;
+    c->len = len;
+    c->cap = len + 1;
+    return 0;
+}
+
+static void withhold(struct pd_capture *c)
+{
+    static const char notice[] = "[WITHHELD: the output could not be scanned]";
+    if (replace(c, notice, sizeof notice - 1) != 0) {
+        c->len = 0; /* nothing of the unscanned text is released */
+        c->dropped = 0;
+    }
+}
+
+/* Scan one stream; redact it in place. Returns findings, or -1. */
+static int scan_stream(struct pd_outscan *scan, struct pd_capture *c, const char *stream,
+                       bool deny_on_find, struct pd_findings *deny)
+{
+    struct pd_outscan_result res;
+    if (c->len == 0)
+        return 0;
+    int n = pd_outscan_scan(scan, c->buf, c->len, &res);
+    if (n < 0)
+        return -1;
+    if (n > 0 && replace(c, res.out, res.out_len) != 0) {
+        pd_outscan_result_free(&res);
+        return -1;
+    }
+    for (size_t k = 0; deny_on_find && k < res.n_findings; k++) {
+        char kind[256];
+        describe(&res.findings[k], kind, sizeof kind);
+        /* the path slot groups findings by stream and rule: one line each */
+        char key[320];
+        snprintf(key, sizeof key, "output %s %s %s", stream, res.findings[k].rule, kind);
+        pd_findings_add(deny, key, "output exposes %s (%s) [%s]", kind, res.findings[k].rule,
+                        stream);
+    }
+    pd_outscan_result_free(&res);
+    return n;
+}
+
+static void remote_verdict(const struct pd_policy *p, const struct pd_exec_outcome *o,
+                           char *const *argv, struct pd_findings *deny, struct pd_findings *warn)
+{
+    struct pd_jev_request req = {.argv = argv,
+                                 .exit_code = 0,
+                                 .stdout_buf = o->out.buf,
+                                 .stdout_len = o->out.len,
+                                 .stderr_buf = o->err.buf,
+                                 .stderr_len = o->err.len};
+    struct pd_jev_verdict v = {0};
+    char err[PD_MSG_MAX], msg[PD_MSG_MAX];
+    int rc = pd_jev_judge(&req, &v, err, sizeof err);
+    switch (pd_jev_decide(p, rc, &v, err, msg, sizeof msg)) {
+    case PD_JEV_DENY:
+        pd_findings_add(deny, "jev", "%s", msg);
+        break;
+    case PD_JEV_WARN:
+        pd_findings_add(warn, "jev", "%s", strncmp(msg, "warning: ", 9) == 0 ? msg + 9 : msg);
+        break;
+    case PD_JEV_ALLOW:
+        break;
+    }
+}
+
+void pd_exec_output_judge(const struct pd_ctx *ctx, struct pd_outscan *scan,
+                          struct pd_exec_outcome *o, bool denied_so_far, char *const *argv,
+                          struct pd_findings *deny, struct pd_findings *warn)
+{
+    const struct pd_policy *p = ctx->policy;
+    if (!scan)
+        return;
+    /* with output_scan off the scanner still redacts what jev would send */
+    if (scan_stream(scan, &o->out, "stdout", p->output_scan, deny) < 0 ||
+        scan_stream(scan, &o->err, "stderr", p->output_scan, deny) < 0) {
+        withhold(&o->out);
+        withhold(&o->err);
+        pd_findings_add(deny, "output", "output could not be scanned (%s): withheld",
+                        strerror(errno ? errno : ENOMEM));
+        return;
+    }
+    bool success = !o->sandbox_error[0] && !o->timed_out && !o->interrupted && o->exited &&
+                   WIFEXITED(o->status) && WEXITSTATUS(o->status) == 0;
+    if (p->jev_verdict && success && !denied_so_far && deny->n == 0)
+        remote_verdict(p, o, argv, deny, warn);
+}

@@ -1,0 +1,32 @@
+/* launcher/exec_output.h - the output verdict of `paldron exec` (local
+ * secret scan with redaction, then the optional remote jev verdict). */
+#ifndef PALDRON_LAUNCHER_EXEC_OUTPUT_H
+#define PALDRON_LAUNCHER_EXEC_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "launcher/exec.h"
+#include "launcher/scan.h"
+
+struct pd_outscan;
+
+/* Before the run: a scanner loaded with the policy's extra patterns and
+ * ignored rules, the secret-looking variables of envp (paldron's own
+ * environment, which the command never sees), the values of the denied
+ * files the snapshot recorded and of the usual credential files in the real
+ * home. NULL with err[0] == '\0' when neither output_scan nor jev_verdict is
+ * on; NULL with err set on a policy problem (exit 1, nothing runs). */
+struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
+                                          char *const *envp, char *err, size_t errlen);
+
+/* After the run: redact both captures in place; with output_scan on, every
+ * finding denies ("output exposes <kind> (<rule>) [stream]"); a scan that
+ * fails withholds the output and denies. Then, for a clean successful run,
+ * the remote verdict on the redacted text (deny, or a warning with
+ * jev_on_error = "allow"). */
+void pd_exec_output_judge(const struct pd_ctx *ctx, struct pd_outscan *scan,
+                          struct pd_exec_outcome *o, bool denied_so_far, char *const *argv,
+                          struct pd_findings *deny, struct pd_findings *warn);
+
+#endif

@@ -1,0 +1,36 @@
+/* preload/channel.h - how the preload tells: one record per reported
+ * decision, sent as a datagram to the launcher's socket
+ * $PALDRON_RUN/report.sock (format: policy/report.h); a line on stderr when
+ * no launcher listens; and the PALDRON_DEBUG trace. */
+#ifndef PALDRON_PRELOAD_CHANNEL_H
+#define PALDRON_PRELOAD_CHANNEL_H
+
+#include <stdbool.h>
+
+struct pd_state;
+
+struct pd_event {
+    const char *kind;     /* PD_REPORT_DENY, _AUDIT, _COVERAGE, _ERROR */
+    const char *op;       /* read, write, create, delete, exec, connect ... */
+    const char *path;     /* as passed */
+    const char *resolved; /* absolute resolved path or "" */
+    const char *key;      /* policy key, or "" */
+    const char *pattern;  /* pattern, or "" */
+    const char *reason;   /* reason word */
+};
+
+/* Send ev to the launcher. When no launcher listens, print it on stderr
+ * if print_fallback (paldron: deny: <program> <op> <path> (<reason>
+ * <pattern>) [live]). Uses a fresh socket per record: nothing is kept open
+ * that a program could close, reuse or inherit. */
+void pd_emit(const struct pd_state *s, const struct pd_event *ev, bool print_fallback);
+
+/* PALDRON_DEBUG=1: paldron-preload[<pid>]: <program> <op> <path> -> <what> */
+void pd_trace(const char *op, const char *path, const char *what, const char *reason,
+              const char *pattern);
+
+/* Write the NULL-terminated list of strings and a newline to stderr, with
+ * one write (no stdio, no allocation). */
+void pd_say(const char *first, ...) __attribute__((sentinel));
+
+#endif

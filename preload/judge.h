@@ -1,0 +1,72 @@
+/* preload/judge.h - what every wrapper does around the real call: enter
+ * (recursion guard, errno saved, state), judge the paths the call touches
+ * through the policy/ gates, report, and leave (errno restored on the allow
+ * path, or set to the denial's errno). */
+#ifndef PALDRON_PRELOAD_JUDGE_H
+#define PALDRON_PRELOAD_JUDGE_H
+
+#include <stdbool.h>
+
+#include "policy/policy.h"
+#include "preload/state.h"
+#include "preload/symtab.h"
+
+/* One wrapped call in progress. */
+struct pd_call {
+    int guard;       /* previous recursion depth */
+    int saved_errno; /* errno on entry */
+    bool entered;    /* the guard was taken */
+};
+
+/* Enter a wrapper. Returns the state to gate with, or NULL when the call
+ * passes straight through (Paldron code is already running in this thread,
+ * or no policy: an unrelated process). Always pair with pd_leave/pd_fail. */
+const struct pd_state *pd_enter(struct pd_call *call);
+
+/* Leave: release the guard, restore errno. */
+void pd_leave(struct pd_call *call);
+
+/* Leave with a denial: returns -1 with errno = err. */
+int pd_fail(struct pd_call *call, int err);
+
+/* The real function or a loud ENOSYS: use as `PD_NEED(open, -1);`. */
+#define PD_NEED(name, fail)                                                                        \
+    do {                                                                                           \
+        pd_bind();                                                                                 \
+        if (!pd_real.name) {                                                                       \
+            pd_missing(#name);                                                                     \
+            return fail;                                                                           \
+        }                                                                                          \
+    } while (0)
+
+/* pd_path_ok flags. */
+#define PD_J_CREATE_IF_MISSING 1u /* PD_OP_WRITE on a missing file is PD_OP_CREATE */
+
+/* Judge op on (dirfd, path) before the call. Relative paths are resolved
+ * against dirfd (AT_FDCWD: the working directory). Reports what it denies
+ * (or, in audit mode, would deny). True: the call may go ahead. */
+bool pd_path_ok(const struct pd_state *s, enum pd_op op, int dirfd, const char *path,
+                unsigned flags);
+
+/* Judge reading what fd, just opened from (dirfd, path), refers to. abs is
+ * the physical path when the caller knows it (NULL: ask /proc/self/fd). */
+bool pd_opened_ok(const struct pd_state *s, int fd, int dirfd, const char *path, const char *abs);
+
+/* Report a verdict of any gate for op on subject; true when the call may
+ * go ahead (allowed, or audit mode). */
+bool pd_verdict_ok(const struct pd_state *s, const char *op, const char *subject,
+                   const struct pd_verdict *v);
+
+/* The policy could not be loaded (PD_MODE_CLOSED): trace and refuse. */
+bool pd_closed_ok(const struct pd_state *s, const char *op, const char *subject);
+
+/* The directory a relative path at dirfd is resolved against: the working
+ * directory for AT_FDCWD, else the directory dirfd refers to. 0 or -1.
+ * The working directory is cached per thread until pd_cwd_changed. */
+int pd_base_dir(int dirfd, char *out, size_t len);
+
+/* The working directory may have changed (chdir, fchdir, chroot, and any
+ * rename, which may have renamed one of its ancestors). */
+void pd_cwd_changed(void);
+
+#endif

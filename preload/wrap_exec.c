@@ -1,0 +1,417 @@
+/* preload/wrap_exec.c - every way to start a program: execve, execv,
+ * execvp, execvpe, execl, execlp, execle, execveat, fexecve, posix_spawn,
+ * posix_spawnp, system, popen; and vfork, which runs as fork.
+ *
+ * Before each start: find the file that will run (PATH search with the
+ * caller's PATH for the p-forms, as glibc does, relative PATH entries
+ * included), judge it with pd_gate_exec, report a target the preload
+ * cannot follow (static, set-uid, foreign), and hand the child a doctored
+ * environment (envdoc.h). Nothing here allocates: the exec wrappers may run
+ * in any context.
+ *
+ * vfork: the child of a real vfork shares the parent's memory and stack,
+ * so no wrapper may run in it. Running vfork as fork keeps every wrapper
+ * (exec gates included) on its own memory; a program that relies on the
+ * shared memory of vfork (undefined behaviour by POSIX) would notice. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/gate_exec.h"
+#include "policy/report.h"
+#include "preload/channel.h"
+#include "preload/envdoc.h"
+#include "preload/judge.h"
+
+#define PD_EXPORT       __attribute__((visibility("default")))
+#define PD_SHELL        "/bin/sh" /* what system() and popen() run */
+#define PD_ARGS_STACK   256
+#define PD_ARGS_LIMIT   4096            /* execl* arguments; more: E2BIG */
+#define PD_DEFAULT_PATH "/bin:/usr/bin" /* glibc's search path without PATH */
+
+extern char **environ;
+
+static bool is_exec_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The absolute path of what exec will run: path as given (relative to the
+ * working directory), or for a name without '/' in a p-form the first
+ * executable file on the caller's PATH (an empty entry is the working
+ * directory). False: nothing will run, the real call fails by itself. */
+static bool locate(const char *path, bool search, char *out, size_t len)
+{
+    char cwd[PD_PATH_MAX], cand[2 * PD_PATH_MAX + 2];
+    if (!path || !path[0])
+        return false;
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = '\0';
+    if (!search || strchr(path, '/')) {
+        if (path[0] == '/')
+            snprintf(cand, sizeof cand, "%s", path);
+        else
+            snprintf(cand, sizeof cand, "%s/%s", cwd, path);
+        pd_path_clean(cand, out, len);
+        return is_exec_file(out);
+    }
+    const char *p = getenv("PATH");
+    if (!p)
+        p = PD_DEFAULT_PATH;
+    for (;;) {
+        size_t l = strcspn(p, ":");
+        char dir[PD_PATH_MAX];
+        snprintf(dir, sizeof dir, "%.*s", (int)l, p);
+        if (!dir[0])
+            snprintf(dir, sizeof dir, "%s", cwd);
+        if (dir[0] == '/')
+            snprintf(cand, sizeof cand, "%s/%s", dir, path);
+        else
+            snprintf(cand, sizeof cand, "%s/%s/%s", cwd, dir, path);
+        if (is_exec_file(cand)) {
+            pd_path_clean(cand, out, len);
+            return true;
+        }
+        if (!p[l])
+            return false;
+        p += l + 1;
+    }
+}
+
+/* Gate starting abs (shown as shown); report what the preload cannot follow. */
+static bool start_ok(const struct pd_state *s, const char *shown, const char *abs)
+{
+    if (s->mode == PD_MODE_CLOSED)
+        return pd_closed_ok(s, "exec", shown);
+    struct pd_verdict v;
+    pd_gate_exec(&s->ctx, abs, "/", s->exe[0] ? s->exe : NULL, &v);
+    snprintf(v.subject, sizeof v.subject, "%s", shown);
+    if (!pd_verdict_ok(s, "exec", shown, &v))
+        return false;
+    bool nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+    const char *why = pd_exec_unmonitored(abs, nnp);
+    if (why) {
+        struct pd_event ev = {
+            PD_REPORT_COVERAGE, "exec", shown, v.resolved[0] ? v.resolved : abs, "", "", why};
+        if (pd_env()->debug)
+            pd_trace("exec", shown, "unmonitored", why, NULL);
+        pd_emit(s, &ev, true);
+    }
+    return true;
+}
+
+/* Enter, locate, gate and build the environment. Returns NULL when the
+ * call passes straight through (then env is untouched), else s; on a
+ * denial *denied is set and errno holds the error. */
+static const struct pd_state *prepare(struct pd_call *call, const char *path, bool search,
+                                      char *const envp[], struct pd_envbuf *env, bool *denied)
+{
+    *denied = false;
+    const struct pd_state *s = pd_enter(call);
+    if (!s)
+        return NULL;
+    char abs[PD_PATH_MAX] = "";
+    bool found = locate(path, search, abs, sizeof abs);
+    if ((found || s->mode == PD_MODE_CLOSED) && !start_ok(s, path ? path : "", abs)) {
+        *denied = true;
+        pd_fail(call, EACCES);
+        return s;
+    }
+    if (pd_envbuf_build(env, envp) != 0) {
+        *denied = true;
+        pd_fail(call, errno);
+        return s;
+    }
+    pd_leave(call);
+    return s;
+}
+
+/* What a failed exec returns, after the environment is released. */
+static int failed(struct pd_envbuf *env, int rc)
+{
+    int err = errno;
+    pd_envbuf_release(env);
+    errno = err;
+    return rc;
+}
+
+int pdw_execve(const char *path, char *const argv[], char *const envp[])
+{
+    PD_NEED(execve, -1);
+    struct pd_call call;
+    struct pd_envbuf env;
+    bool denied;
+    if (!prepare(&call, path, false, envp, &env, &denied))
+        return pd_real.execve(path, argv, envp);
+    if (denied)
+        return -1;
+    return failed(&env, pd_real.execve(path, argv, env.v));
+}
+
+int pdw_execv(const char *path, char *const argv[])
+{
+    PD_NEED(execve, -1);
+    struct pd_call call;
+    struct pd_envbuf env;
+    bool denied;
+    if (!prepare(&call, path, false, environ, &env, &denied))
+        return pd_real.execve(path, argv, environ);
+    if (denied)
+        return -1;
+    return failed(&env, pd_real.execve(path, argv, env.v));
+}
+
+int pdw_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    PD_NEED(execvpe, -1);
+    struct pd_call call;
+    struct pd_envbuf env;
+    bool denied;
+    if (!prepare(&call, file, true, envp, &env, &denied))
+        return pd_real.execvpe(file, argv, envp);
+    if (denied)
+        return -1;
+    return failed(&env, pd_real.execvpe(file, argv, env.v));
+}
+
+int pdw_execvp(const char *file, char *const argv[])
+{
+    PD_NEED(execvpe, -1);
+    struct pd_call call;
+    struct pd_envbuf env;
+    bool denied;
+    if (!prepare(&call, file, true, environ, &env, &denied))
+        return pd_real.execvpe(file, argv, environ);
+    if (denied)
+        return -1;
+    return failed(&env, pd_real.execvpe(file, argv, env.v));
+}
+
+/* The file a descriptor names, for fexecve and execveat(AT_EMPTY_PATH). */
+static const char *fd_path(int fd, char *out, size_t len)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, len - 1);
+    if (n <= 0)
+        return NULL;
+    out[n] = '\0';
+    return out;
+}
+
+int pdw_execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+    PD_NEED(execveat, -1);
+    char target[PD_PATH_MAX], base[PD_PATH_MAX], joined[2 * PD_PATH_MAX + 2];
+    const char *t = path;
+    struct pd_call call;
+    /* resolve against dirfd before prepare(): it only knows the cwd */
+    if (path && !path[0] && (flags & AT_EMPTY_PATH))
+        t = fd_path(dirfd, target, sizeof target);
+    else if (path && path[0] != '/' && dirfd != AT_FDCWD &&
+             pd_base_dir(dirfd, base, sizeof base) == 0) {
+        snprintf(joined, sizeof joined, "%s/%s", base, path);
+        pd_path_clean(joined, target, sizeof target);
+        t = target;
+    }
+    struct pd_envbuf env;
+    bool denied;
+    if (!prepare(&call, t ? t : path, false, envp, &env, &denied))
+        return pd_real.execveat(dirfd, path, argv, envp, flags);
+    if (denied)
+        return -1;
+    return failed(&env, pd_real.execveat(dirfd, path, argv, env.v, flags));
+}
+
+int pdw_fexecve(int fd, char *const argv[], char *const envp[])
+{
+    PD_NEED(fexecve, -1);
+    char target[PD_PATH_MAX];
+    const char *t = fd_path(fd, target, sizeof target);
+    struct pd_call call;
+    struct pd_envbuf env;
+    bool denied;
+    if (!prepare(&call, t ? t : "", false, envp, &env, &denied))
+        return pd_real.fexecve(fd, argv, envp);
+    if (denied)
+        return -1;
+    return failed(&env, pd_real.fexecve(fd, argv, env.v));
+}
+
+int pdw_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    PD_NEED(posix_spawn, ENOSYS);
+    struct pd_call call;
+    struct pd_envbuf env;
+    bool denied;
+    if (!prepare(&call, path, false, envp, &env, &denied))
+        return pd_real.posix_spawn(pid, path, fa, attr, argv, envp);
+    if (denied)
+        return errno;
+    int rc = pd_real.posix_spawn(pid, path, fa, attr, argv, env.v);
+    pd_envbuf_release(&env);
+    return rc;
+}
+
+int pdw_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    PD_NEED(posix_spawnp, ENOSYS);
+    struct pd_call call;
+    struct pd_envbuf env;
+    bool denied;
+    if (!prepare(&call, file, true, envp, &env, &denied))
+        return pd_real.posix_spawnp(pid, file, fa, attr, argv, envp);
+    if (denied)
+        return errno;
+    int rc = pd_real.posix_spawnp(pid, file, fa, attr, argv, env.v);
+    pd_envbuf_release(&env);
+    return rc;
+}
+
+/* system() and popen() run PD_SHELL through glibc's internal spawn, with
+ * `environ`: gate the shell and fix `environ` first. */
+static bool shell_ok(struct pd_call *call)
+{
+    const struct pd_state *s = pd_enter(call);
+    if (!s)
+        return true;
+    if (!start_ok(s, PD_SHELL, PD_SHELL))
+        return false;
+    pd_environ_fix();
+    return true;
+}
+
+int pdw_system(const char *command)
+{
+    PD_NEED(system, -1);
+    struct pd_call call;
+    if (command && !shell_ok(&call))
+        return pd_fail(&call, EACCES);
+    if (command)
+        pd_leave(&call);
+    return pd_real.system(command);
+}
+
+FILE *pdw_popen(const char *command, const char *type)
+{
+    PD_NEED(popen, NULL);
+    struct pd_call call;
+    if (!shell_ok(&call)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real.popen(command, type);
+}
+
+pid_t pdw_vfork(void)
+{
+    return fork();
+}
+
+/* ---- execl, execlp, execle: variadic, written out here ---- */
+
+struct argbuf {
+    char **v;
+    void *map;
+    size_t maplen;
+    char *small[PD_ARGS_STACK];
+};
+
+/* Collect arg and the NULL-terminated list after it; for execle also the
+ * envp that follows the NULL. 0, or -1 with errno E2BIG / ENOMEM. */
+static int collect(struct argbuf *b, const char *arg, va_list ap, char *const **envp)
+{
+    va_list count;
+    size_t n = 0;
+    va_copy(count, ap);
+    if (arg) {
+        n = 1;
+        while (va_arg(count, const char *)) {
+            if (++n > PD_ARGS_LIMIT) {
+                va_end(count);
+                errno = E2BIG;
+                return -1;
+            }
+        }
+    }
+    va_end(count);
+    b->map = NULL;
+    b->v = b->small;
+    if (n + 1 > PD_ARGS_STACK) {
+        b->maplen = (n + 1) * sizeof(char *);
+        void *m = mmap(NULL, b->maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
+            errno = ENOMEM;
+            return -1;
+        }
+        b->map = m;
+        b->v = m;
+    }
+    if (n) {
+        b->v[0] = (char *)(uintptr_t)arg;
+        for (size_t k = 1; k < n; k++)
+            b->v[k] = (char *)(uintptr_t)va_arg(ap, const char *);
+        (void)va_arg(ap, const char *); /* the NULL */
+    }
+    b->v[n] = NULL;
+    if (envp)
+        *envp = va_arg(ap, char *const *);
+    return 0;
+}
+
+static int release(struct argbuf *b, int rc)
+{
+    int err = errno;
+    if (b->map)
+        munmap(b->map, b->maplen);
+    errno = err;
+    return rc;
+}
+
+PD_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    struct argbuf b;
+    va_list ap;
+    va_start(ap, arg);
+    int rc = collect(&b, arg, ap, NULL);
+    va_end(ap);
+    if (rc)
+        return -1;
+    return release(&b, pdw_execv(path, b.v));
+}
+
+PD_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    struct argbuf b;
+    va_list ap;
+    va_start(ap, arg);
+    int rc = collect(&b, arg, ap, NULL);
+    va_end(ap);
+    if (rc)
+        return -1;
+    return release(&b, pdw_execvp(file, b.v));
+}
+
+PD_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    struct argbuf b;
+    char *const *envp = NULL;
+    va_list ap;
+    va_start(ap, arg);
+    int rc = collect(&b, arg, ap, &envp);
+    va_end(ap);
+    if (rc)
+        return -1;
+    return release(&b, pdw_execve(path, b.v, envp));
+}

@@ -1,0 +1,348 @@
+/* preload/wrap_open.c - open, open64, openat, openat64, their fortify
+ * forms, creat, fopen, freopen, and posix_spawn_file_actions_addopen.
+ *
+ * An open only for reading (O_RDONLY without O_CREAT, O_TRUNC, O_APPEND,
+ * O_TMPFILE) is judged after the kernel opened it, on the file it actually
+ * opened: the open is done with openat2(RESOLVE_NO_SYMLINKS), so that the
+ * cleaned path is the physical path; when a link is on the way the real
+ * function opens and /proc/self/fd names the file. A denied read is closed
+ * before anything is read. Every other open is judged before the call, as
+ * PD_OP_WRITE, or PD_OP_CREATE when the file does not exist. O_PATH opens
+ * are not judged: they give no access to the content. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/judge.h"
+
+#define PD_EXPORT __attribute__((visibility("default")))
+
+enum open_fn {
+    FN_OPEN,
+    FN_OPEN64,
+    FN_OPENAT,
+    FN_OPENAT64,
+    FN_OPEN_2,
+    FN_OPEN64_2,
+    FN_OPENAT_2,
+    FN_OPENAT64_2,
+    FN_CREAT,
+    FN_CREAT64,
+};
+
+static const char *const fn_names[] = {"open",     "open64",     "openat",     "openat64",
+                                       "__open_2", "__open64_2", "__openat_2", "__openat64_2",
+                                       "creat",    "creat64"};
+
+/* The real function for fn, or NULL. */
+static bool have_real(enum open_fn fn)
+{
+    pd_bind();
+    switch (fn) {
+    case FN_OPEN:
+        return pd_real.open;
+    case FN_OPEN64:
+        return pd_real.open64;
+    case FN_OPENAT:
+        return pd_real.openat;
+    case FN_OPENAT64:
+        return pd_real.openat64;
+    case FN_OPEN_2:
+        return pd_real.__open_2;
+    case FN_OPEN64_2:
+        return pd_real.__open64_2;
+    case FN_OPENAT_2:
+        return pd_real.__openat_2;
+    case FN_OPENAT64_2:
+        return pd_real.__openat64_2;
+    case FN_CREAT:
+        return pd_real.creat;
+    case FN_CREAT64:
+        return pd_real.creat64;
+    }
+    return false;
+}
+
+static int call_real(enum open_fn fn, int dirfd, const char *path, int flags, mode_t mode)
+{
+    switch (fn) {
+    case FN_OPEN:
+        return pd_real.open(path, flags, mode);
+    case FN_OPEN64:
+        return pd_real.open64(path, flags, mode);
+    case FN_OPENAT:
+        return pd_real.openat(dirfd, path, flags, mode);
+    case FN_OPENAT64:
+        return pd_real.openat64(dirfd, path, flags, mode);
+    case FN_OPEN_2:
+        return pd_real.__open_2(path, flags);
+    case FN_OPEN64_2:
+        return pd_real.__open64_2(path, flags);
+    case FN_OPENAT_2:
+        return pd_real.__openat_2(dirfd, path, flags);
+    case FN_OPENAT64_2:
+        return pd_real.__openat64_2(dirfd, path, flags);
+    case FN_CREAT:
+        return pd_real.creat(path, mode);
+    case FN_CREAT64:
+        return pd_real.creat64(path, mode);
+    }
+    errno = ENOSYS;
+    return -1;
+}
+
+static bool is_tmpfile(int flags)
+{
+    return (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+static bool writes(int flags)
+{
+    return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND)) ||
+           is_tmpfile(flags);
+}
+
+/* errno values after which openat2 says nothing about the real open. */
+static bool retry_plain(int err)
+{
+    return err == ELOOP || err == EINVAL || err == ENOSYS || err == EPERM || err == E2BIG ||
+           err == EXDEV || err == EAGAIN || err == EOPNOTSUPP;
+}
+
+static int open_read(const struct pd_state *s, struct pd_call *call, enum open_fn fn, int dirfd,
+                     const char *path, int flags, mode_t mode)
+{
+    struct open_how how = {
+        .flags = (uint64_t)(unsigned)flags, .mode = 0, .resolve = RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    bool ok;
+    if (fd >= 0) {
+        char base[PD_PATH_MAX], joined[2 * PD_PATH_MAX + 2], abs[PD_PATH_MAX];
+        const char *absp = NULL;
+        if (path[0] == '/') {
+            pd_path_clean(path, abs, sizeof abs);
+            absp = abs;
+        } else if (pd_base_dir(dirfd, base, sizeof base) == 0) {
+            snprintf(joined, sizeof joined, "%s/%s", base, path);
+            pd_path_clean(joined, abs, sizeof abs);
+            absp = abs;
+        }
+        ok = pd_opened_ok(s, fd, dirfd, path, absp);
+    } else if (!retry_plain(errno)) {
+        int err = errno;
+        pd_leave(call);
+        errno = err;
+        return -1;
+    } else {
+        fd = call_real(fn, dirfd, path, flags, mode);
+        if (fd < 0) {
+            int err = errno;
+            pd_leave(call);
+            errno = err;
+            return -1;
+        }
+        ok = pd_opened_ok(s, fd, dirfd, path, NULL);
+    }
+    if (!ok) {
+        close(fd);
+        return pd_fail(call, EACCES);
+    }
+    pd_leave(call);
+    return fd;
+}
+
+static int open_gated(enum open_fn fn, int dirfd, const char *path, int flags, mode_t mode)
+{
+    if (!have_real(fn)) {
+        pd_missing(fn_names[fn]);
+        return -1;
+    }
+    struct pd_call call;
+    const struct pd_state *s = pd_enter(&call);
+    if (!s || !path || (flags & O_PATH)) {
+        pd_leave(&call);
+        return call_real(fn, dirfd, path, flags, mode);
+    }
+    if (s->mode == PD_MODE_CLOSED) {
+        pd_closed_ok(s, writes(flags) ? "write" : "read", path);
+        return pd_fail(&call, EACCES);
+    }
+    if (!writes(flags) && path[0])
+        return open_read(s, &call, fn, dirfd, path, flags, mode);
+    enum pd_op op = is_tmpfile(flags) ? PD_OP_CREATE : PD_OP_WRITE;
+    if (!pd_path_ok(s, op, dirfd, path, PD_J_CREATE_IF_MISSING))
+        return pd_fail(&call, EACCES);
+    pd_leave(&call);
+    return call_real(fn, dirfd, path, flags, mode);
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+    if ((flags & O_CREAT) || is_tmpfile(flags))
+        return (mode_t)va_arg(ap, int);
+    return 0;
+}
+
+PD_EXPORT int open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_gated(FN_OPEN, AT_FDCWD, path, flags, mode);
+}
+
+PD_EXPORT int open64(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_gated(FN_OPEN64, AT_FDCWD, path, flags, mode);
+}
+
+PD_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_gated(FN_OPENAT, dirfd, path, flags, mode);
+}
+
+PD_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_gated(FN_OPENAT64, dirfd, path, flags, mode);
+}
+
+int pdw___open_2(const char *path, int flags)
+{
+    return open_gated(FN_OPEN_2, AT_FDCWD, path, flags, 0);
+}
+
+int pdw___open64_2(const char *path, int flags)
+{
+    return open_gated(FN_OPEN64_2, AT_FDCWD, path, flags, 0);
+}
+
+int pdw___openat_2(int dirfd, const char *path, int flags)
+{
+    return open_gated(FN_OPENAT_2, dirfd, path, flags, 0);
+}
+
+int pdw___openat64_2(int dirfd, const char *path, int flags)
+{
+    return open_gated(FN_OPENAT64_2, dirfd, path, flags, 0);
+}
+
+int pdw_creat(const char *path, mode_t mode)
+{
+    return open_gated(FN_CREAT, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+int pdw_creat64(const char *path, mode_t mode)
+{
+    return open_gated(FN_CREAT64, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+/* fopen modes: "r" reads; "r+", "w", "a" (and "x") write. */
+static bool mode_writes(const char *mode)
+{
+    return mode && (mode[0] != 'r' || strchr(mode, '+'));
+}
+
+/* Judge a stdio open before the call. */
+static bool stdio_ok(struct pd_call *call, const char *path, const char *mode)
+{
+    const struct pd_state *s = pd_enter(call);
+    if (!s || !path)
+        return true;
+    if (s->mode == PD_MODE_CLOSED)
+        return pd_closed_ok(s, mode_writes(mode) ? "write" : "read", path);
+    if (mode_writes(mode))
+        return pd_path_ok(s, PD_OP_WRITE, AT_FDCWD, path, PD_J_CREATE_IF_MISSING);
+    return pd_path_ok(s, PD_OP_READ, AT_FDCWD, path, 0);
+}
+
+FILE *pdw_fopen(const char *path, const char *mode)
+{
+    PD_NEED(fopen, NULL);
+    struct pd_call call;
+    if (!stdio_ok(&call, path, mode)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real.fopen(path, mode);
+}
+
+FILE *pdw_fopen64(const char *path, const char *mode)
+{
+    PD_NEED(fopen64, NULL);
+    struct pd_call call;
+    if (!stdio_ok(&call, path, mode)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real.fopen64(path, mode);
+}
+
+FILE *pdw_freopen(const char *path, const char *mode, FILE *stream)
+{
+    PD_NEED(freopen, NULL);
+    struct pd_call call;
+    if (!stdio_ok(&call, path, mode)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real.freopen(path, mode, stream);
+}
+
+FILE *pdw_freopen64(const char *path, const char *mode, FILE *stream)
+{
+    PD_NEED(freopen64, NULL);
+    struct pd_call call;
+    if (!stdio_ok(&call, path, mode)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real.freopen64(path, mode, stream);
+}
+
+/* The open happens later, in the child, inside glibc (out of reach): judge
+ * it now, against the working directory of the caller. Returns an error
+ * number, as the function does. */
+int pdw_posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd, const char *path,
+                                         int flags, mode_t mode)
+{
+    PD_NEED(posix_spawn_file_actions_addopen, ENOSYS);
+    struct pd_call call;
+    const struct pd_state *s = pd_enter(&call);
+    if (s && path && !(flags & O_PATH)) {
+        bool ok;
+        if (s->mode == PD_MODE_CLOSED)
+            ok = pd_closed_ok(s, writes(flags) ? "write" : "read", path);
+        else if (writes(flags))
+            ok = pd_path_ok(s, PD_OP_WRITE, AT_FDCWD, path, PD_J_CREATE_IF_MISSING);
+        else
+            ok = pd_path_ok(s, PD_OP_READ, AT_FDCWD, path, 0);
+        if (!ok) {
+            pd_leave(&call);
+            return EACCES;
+        }
+    }
+    pd_leave(&call);
+    return pd_real.posix_spawn_file_actions_addopen(fa, fd, path, flags, mode);
+}

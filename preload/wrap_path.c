@@ -1,0 +1,298 @@
+/* preload/wrap_path.c - every other libc call that changes the file system
+ * through a path: rename, link, symlink, unlink, rmdir, remove, mkdir,
+ * mknod, mkfifo, truncate, chmod, chown, utime and the mk*temp family.
+ *
+ * Each path the call touches is judged before the call: the source of a
+ * rename as PD_OP_DELETE and its destination as PD_OP_CREATE (so a rename
+ * or a link *into* a denied name is refused), the source of a hard link as
+ * PD_OP_WRITE (the new name writes the same file), new names as
+ * PD_OP_CREATE, removals as PD_OP_DELETE, changes of content, mode, owner
+ * or times as PD_OP_WRITE. Calls on a descriptor instead of a path
+ * (AT_EMPTY_PATH, utimensat with a NULL path) were judged when the
+ * descriptor was opened. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "preload/judge.h"
+
+/* Judge one or two paths; true when the call may go ahead. */
+static bool gate2(struct pd_call *call, enum pd_op op1, int fd1, const char *p1, enum pd_op op2,
+                  int fd2, const char *p2)
+{
+    const struct pd_state *s = pd_enter(call);
+    if (!s)
+        return true;
+    return pd_path_ok(s, op1, fd1, p1, 0) && (!p2 || pd_path_ok(s, op2, fd2, p2, 0));
+}
+
+static bool gate1(struct pd_call *call, enum pd_op op, int fd, const char *p)
+{
+    return gate2(call, op, fd, p, op, AT_FDCWD, NULL);
+}
+
+/* A rename may have renamed an ancestor of the working directory. */
+static int renamed(int rc)
+{
+    pd_cwd_changed();
+    return rc;
+}
+
+/* Run the real call when the gate allows; else -1 with EACCES. */
+#define GATED(gate_expr, real_call)                                                                \
+    do {                                                                                           \
+        struct pd_call call;                                                                       \
+        if (!(gate_expr))                                                                          \
+            return pd_fail(&call, EACCES);                                                         \
+        pd_leave(&call);                                                                           \
+        return real_call;                                                                          \
+    } while (0)
+
+int pdw_rename(const char *from, const char *to)
+{
+    PD_NEED(rename, -1);
+    GATED(gate2(&call, PD_OP_DELETE, AT_FDCWD, from, PD_OP_CREATE, AT_FDCWD, to),
+          renamed(pd_real.rename(from, to)));
+}
+
+int pdw_renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+    PD_NEED(renameat, -1);
+    GATED(gate2(&call, PD_OP_DELETE, fromfd, from, PD_OP_CREATE, tofd, to),
+          renamed(pd_real.renameat(fromfd, from, tofd, to)));
+}
+
+int pdw_renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned int flags)
+{
+    PD_NEED(renameat2, -1);
+    GATED(gate2(&call, PD_OP_DELETE, fromfd, from, PD_OP_CREATE, tofd, to),
+          renamed(pd_real.renameat2(fromfd, from, tofd, to, flags)));
+}
+
+int pdw_link(const char *from, const char *to)
+{
+    PD_NEED(link, -1);
+    GATED(gate2(&call, PD_OP_WRITE, AT_FDCWD, from, PD_OP_CREATE, AT_FDCWD, to),
+          pd_real.link(from, to));
+}
+
+int pdw_linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
+{
+    PD_NEED(linkat, -1);
+    /* AT_EMPTY_PATH with "": the source is fromfd itself, judged at its open */
+    GATED(gate2(&call, PD_OP_WRITE, fromfd, from, PD_OP_CREATE, tofd, to),
+          pd_real.linkat(fromfd, from, tofd, to, flags));
+}
+
+int pdw_symlink(const char *target, const char *path)
+{
+    PD_NEED(symlink, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path), pd_real.symlink(target, path));
+}
+
+int pdw_symlinkat(const char *target, int dirfd, const char *path)
+{
+    PD_NEED(symlinkat, -1);
+    GATED(gate1(&call, PD_OP_CREATE, dirfd, path), pd_real.symlinkat(target, dirfd, path));
+}
+
+int pdw_unlink(const char *path)
+{
+    PD_NEED(unlink, -1);
+    GATED(gate1(&call, PD_OP_DELETE, AT_FDCWD, path), pd_real.unlink(path));
+}
+
+int pdw_unlinkat(int dirfd, const char *path, int flags)
+{
+    PD_NEED(unlinkat, -1);
+    GATED(gate1(&call, PD_OP_DELETE, dirfd, path), pd_real.unlinkat(dirfd, path, flags));
+}
+
+int pdw_rmdir(const char *path)
+{
+    PD_NEED(rmdir, -1);
+    GATED(gate1(&call, PD_OP_DELETE, AT_FDCWD, path), pd_real.rmdir(path));
+}
+
+int pdw_remove(const char *path)
+{
+    PD_NEED(remove, -1);
+    GATED(gate1(&call, PD_OP_DELETE, AT_FDCWD, path), pd_real.remove(path));
+}
+
+int pdw_mkdir(const char *path, mode_t mode)
+{
+    PD_NEED(mkdir, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path), pd_real.mkdir(path, mode));
+}
+
+int pdw_mkdirat(int dirfd, const char *path, mode_t mode)
+{
+    PD_NEED(mkdirat, -1);
+    GATED(gate1(&call, PD_OP_CREATE, dirfd, path), pd_real.mkdirat(dirfd, path, mode));
+}
+
+int pdw_mknod(const char *path, mode_t mode, dev_t dev)
+{
+    PD_NEED(mknod, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path), pd_real.mknod(path, mode, dev));
+}
+
+int pdw_mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+    PD_NEED(mknodat, -1);
+    GATED(gate1(&call, PD_OP_CREATE, dirfd, path), pd_real.mknodat(dirfd, path, mode, dev));
+}
+
+int pdw_mkfifo(const char *path, mode_t mode)
+{
+    PD_NEED(mkfifo, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path), pd_real.mkfifo(path, mode));
+}
+
+int pdw_mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+    PD_NEED(mkfifoat, -1);
+    GATED(gate1(&call, PD_OP_CREATE, dirfd, path), pd_real.mkfifoat(dirfd, path, mode));
+}
+
+int pdw_truncate(const char *path, off_t length)
+{
+    PD_NEED(truncate, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.truncate(path, length));
+}
+
+int pdw_truncate64(const char *path, off64_t length)
+{
+    PD_NEED(truncate64, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.truncate64(path, length));
+}
+
+int pdw_chmod(const char *path, mode_t mode)
+{
+    PD_NEED(chmod, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.chmod(path, mode));
+}
+
+int pdw_lchmod(const char *path, mode_t mode)
+{
+    PD_NEED(lchmod, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.lchmod(path, mode));
+}
+
+int pdw_fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+    PD_NEED(fchmodat, -1);
+    GATED(gate1(&call, PD_OP_WRITE, dirfd, path), pd_real.fchmodat(dirfd, path, mode, flags));
+}
+
+int pdw_chown(const char *path, uid_t owner, gid_t group)
+{
+    PD_NEED(chown, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.chown(path, owner, group));
+}
+
+int pdw_lchown(const char *path, uid_t owner, gid_t group)
+{
+    PD_NEED(lchown, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.lchown(path, owner, group));
+}
+
+int pdw_fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)
+{
+    PD_NEED(fchownat, -1);
+    GATED(gate1(&call, PD_OP_WRITE, dirfd, path),
+          pd_real.fchownat(dirfd, path, owner, group, flags));
+}
+
+int pdw_utime(const char *path, const struct utimbuf *times)
+{
+    PD_NEED(utime, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.utime(path, times));
+}
+
+int pdw_utimes(const char *path, const struct timeval times[2])
+{
+    PD_NEED(utimes, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.utimes(path, times));
+}
+
+int pdw_lutimes(const char *path, const struct timeval times[2])
+{
+    PD_NEED(lutimes, -1);
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path), pd_real.lutimes(path, times));
+}
+
+int pdw_futimesat(int dirfd, const char *path, const struct timeval times[2])
+{
+    PD_NEED(futimesat, -1);
+    GATED(gate1(&call, PD_OP_WRITE, dirfd, path), pd_real.futimesat(dirfd, path, times));
+}
+
+int pdw_utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
+{
+    PD_NEED(utimensat, -1);
+    GATED(gate1(&call, PD_OP_WRITE, dirfd, path), pd_real.utimensat(dirfd, path, times, flags));
+}
+
+/* mk*temp: the template names the new file (its XXXXXX become random
+ * letters, which every pattern treats like any other letters). */
+int pdw_mkstemp(char *tmpl)
+{
+    PD_NEED(mkstemp, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl), pd_real.mkstemp(tmpl));
+}
+
+int pdw_mkstemp64(char *tmpl)
+{
+    PD_NEED(mkstemp64, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl), pd_real.mkstemp64(tmpl));
+}
+
+int pdw_mkostemp(char *tmpl, int flags)
+{
+    PD_NEED(mkostemp, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl), pd_real.mkostemp(tmpl, flags));
+}
+
+int pdw_mkostemp64(char *tmpl, int flags)
+{
+    PD_NEED(mkostemp64, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl), pd_real.mkostemp64(tmpl, flags));
+}
+
+int pdw_mkstemps(char *tmpl, int suffixlen)
+{
+    PD_NEED(mkstemps, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl), pd_real.mkstemps(tmpl, suffixlen));
+}
+
+int pdw_mkstemps64(char *tmpl, int suffixlen)
+{
+    PD_NEED(mkstemps64, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl), pd_real.mkstemps64(tmpl, suffixlen));
+}
+
+int pdw_mkostemps(char *tmpl, int suffixlen, int flags)
+{
+    PD_NEED(mkostemps, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl), pd_real.mkostemps(tmpl, suffixlen, flags));
+}
+
+int pdw_mkostemps64(char *tmpl, int suffixlen, int flags)
+{
+    PD_NEED(mkostemps64, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl), pd_real.mkostemps64(tmpl, suffixlen, flags));
+}
+
+char *pdw_mkdtemp(char *tmpl)
+{
+    PD_NEED(mkdtemp, NULL);
+    struct pd_call call;
+    if (!gate1(&call, PD_OP_CREATE, AT_FDCWD, tmpl)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real.mkdtemp(tmpl);
+}

@@ -1,0 +1,112 @@
+"""The live gate as `paldron exec` injects it: denials in any descendant reach
+the launcher (even from programs that close every inherited descriptor), the
+environment tricks do not shed it, static programs are reported as running on
+the kernel layers only; and `paldron explain` / `paldron env`. Real runs as the
+unprivileged user."""
+
+import os
+import shutil
+import subprocess
+
+from harness import PALDRON, RUN_PATH, PaldronTest, Workspace, main
+from test_exec_result import ExecBase, PROBE_DIR, example_policy
+
+SECRET = "zq8Kp2mXv7Lr4Tn9Wc3Yb6Hd"
+
+
+class LiveGateTest(ExecBase):
+    def setUp(self):
+        super().setUp()
+        self.ws.write(".env", "API_TOKEN=%s\n" % SECRET)
+
+    def policy(self, *extra):
+        return example_policy(binaries=["python3", "env", "sh"] + list(extra))
+
+    def test_read_of_a_secret_prints_nothing(self):
+        self.ws.write("src/r.py", "print(open('.env').read())\n")
+        r = self.exec(["python3", "src/r.py"], policy=self.policy())
+        self.assertRun(r, 2, "PermissionError", "paldron: deny: python3 read .env "
+                       "(policy deny_glob .env) [live]", absent=[SECRET])
+
+    def test_grandchild_of_subprocess_reports_to_the_launcher(self):
+        # subprocess closes every inherited descriptor (close_fds=True): the
+        # record still reaches the launcher through the socket named in the
+        # re-injected environment
+        code = ("import subprocess; subprocess.run(['python3', '-c', "
+                "\"open('src/.env', 'w').write('x')\"], close_fds=True)")
+        r = self.exec(["python3", "-c", code], policy=self.policy())
+        self.assertRun(r, 2, "paldron: deny: python3 create src/.env (policy deny_glob .env) [live]")
+        self.assertFalse(self.ws.exists("src/.env"))
+
+    def test_env_i_does_not_shed_the_gate(self):
+        # through sh -c, so that the argv gate does not judge the arguments
+        r = self.exec(["sh", "-c", "env -i /usr/bin/python3 -c \"open('src/.env', 'w')\""],
+                      policy=self.policy())
+        self.assertRun(r, 2, "python3 create src/.env (policy deny_glob .env) [live]")
+        self.assertFalse(self.ws.exists("src/.env"))
+
+    def test_env_u_ld_preload_does_not_shed_the_gate(self):
+        r = self.exec(["env", "-u", "LD_PRELOAD", "-u", "PALDRON_RUN", "python3", "-c",
+                       "open('src/x.pem', 'w')"], policy=self.policy())
+        self.assertRun(r, 2, "python3 create src/x.pem (policy deny_glob *.pem) [live]")
+        self.assertFalse(self.ws.exists("src/x.pem"))
+
+    def test_program_not_allowed_in_a_descendant(self):
+        r = self.exec(["python3", "-c", "import os; os.system('id')"], policy=self.policy())
+        self.assertRun(r, 2, "exec", "(not in allow_binaries) [live]")
+
+    def test_static_program_is_reported_as_unmonitored(self):
+        src = os.path.join(PROBE_DIR, "probe_static")
+        if not os.path.exists(src):
+            self.skipTest("probe_static not built")
+        shutil.copy(src, self.p("src/probe_static"))
+        os.chmod(self.p("src/probe_static"), 0o755)
+        self.ws._own()
+        pol = self.policy(self.p("src/probe_static"))
+        r = self.exec(["sh", "-c", "src/probe_static open-read src/none"], policy=pol)
+        self.assertRun(r, 0, "paldron: coverage: ran without the live gate (kernel layers only):",
+                       "probe_static (static binary)")
+
+
+class ExplainTest(PaldronTest):
+    def setUp(self):
+        self.ws = Workspace()
+        self.addCleanup(self.ws.close)
+        self.pol = self.ws.policy('allow_paths = ["src/"]\nallow_binaries = ["cat"]\n')
+
+    def test_path_every_op(self):
+        r = self.ws.run(["explain", "--policy", self.pol, "src/.env"])
+        self.assertRun(r, 2, "read    deny   src/.env (secret) [built-in secret: .env]",
+                       "reason: secret; rule: secrets .env")
+        r = self.ws.run(["explain", "--policy", self.pol, "--op", "write", "notes.txt"])
+        self.assertRun(r, 2, "write   deny   notes.txt (outside allow_paths)")
+        r = self.ws.run(["explain", "--policy", self.pol, "--op", "write", "src/a.txt"])
+        self.assertRun(r, 0, "write   allow")
+
+    def test_command(self):
+        r = self.ws.run(["explain", "--policy", self.pol, "--", "cat", "src/a.txt"])
+        self.assertRun(r, 0, "program allow", "/cat")
+        r = self.ws.run(["explain", "--policy", self.pol, "--", "curl", "x"])
+        self.assertRun(r, 2, "binary 'curl' not in allow_binaries")
+        r = self.ws.run(["explain", "--policy", self.pol, "--", "curl -s https://x | sh"])
+        self.assertRun(r, 2, "shell   deny")
+
+
+class EnvTest(PaldronTest):
+    def test_eval_env_gates_the_next_programs(self):
+        ws = Workspace()
+        self.addCleanup(ws.close)
+        pol = ws.policy('deny_globs = ["*.secret"]\n')
+        r = ws.run(["env", "--policy", pol])
+        self.assertRun(r, 0, "the live gate only", "export LD_PRELOAD=", "export PALDRON_RUN=")
+        script = r.out + "\n/usr/bin/python3 -c \"open('x.secret', 'w')\"; echo rc=$?\n"
+        p = subprocess.run(["sh", "-c", script], cwd=ws.path, env={"PATH": RUN_PATH, "HOME": ws.home},
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        out, err = p.stdout.decode(), p.stderr.decode()
+        self.assertIn("rc=1", out, err)
+        self.assertIn("paldron: deny: python3 create x.secret (policy deny_glob *.secret) [live]", err)
+        self.assertFalse(os.path.exists(os.path.join(ws.path, "x.secret")))
+
+
+if __name__ == "__main__":
+    main()
