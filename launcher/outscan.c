@@ -210,6 +210,7 @@ int pd_outscan_add_value(struct pd_outscan *scan, const void *value, size_t len,
     vset_insert(scan->vset, scan->cvset, scan->values, (uint32_t)scan->nvalues);
     scan->nvalues++;
     scan->dirty = true;
+    // cppcheck-suppress memleak ; copy is owned by scan->values now
     return 1;
 }
 
@@ -356,6 +357,8 @@ static void add_entries(struct entries *es, const unsigned char *p, size_t len, 
         add_entry(es, &e);
         return;
     }
+    if (next == NULL) /* needles are 4 bytes or longer */
+        return;
     for (unsigned c = 0; c < 256; c++) {
         if (!pd_os_set_has(next, (unsigned char)c))
             continue;

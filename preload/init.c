@@ -200,7 +200,7 @@ static void init_state(void)
     if (s->mode == PD_MODE_CLOSED) {
         pd_say("paldron: preload: cannot load policy ",
                s->policy_path[0] ? s->policy_path : PD_POLICY_FILE, ": ", s->why,
-               "; denying every file, network and exec call", NULL);
+               "; denying every file, network and exec call", (const char *)NULL);
         struct pd_event ev = {PD_REPORT_ERROR, "init", s->policy_path, "", "", "", s->why};
         pd_emit(s, &ev, false);
     }

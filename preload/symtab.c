@@ -35,6 +35,7 @@ void pd_bind(void)
 
 void pd_missing(const char *name)
 {
-    pd_say("paldron: preload: the C library has no ", name, "; refusing the call", NULL);
+    pd_say("paldron: preload: the C library has no ", name, "; refusing the call",
+           (const char *)NULL);
     errno = ENOSYS;
 }
