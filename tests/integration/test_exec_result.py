@@ -4,6 +4,7 @@ mode and start failures, run for real as the unprivileged test user.
 Also home of ExecBase, the fixture the other test_exec_*.py files share."""
 
 import ctypes
+import json
 import os
 import platform
 import re
@@ -107,7 +108,9 @@ class ExecBase(PaldronTest):
 
     def copy_probes(self):
         """Put probe and probe_static into src/ (a writable root, so the
-        sandboxed shell may execute them); returns their workspace paths."""
+        sandboxed shell may execute them); returns their workspace paths.
+        They live in a writable root, so a policy must name them by absolute
+        path in allow_binaries (probe_paths()): a bare name does not match."""
         for name in PROBES:
             src = os.path.join(PROBE_DIR, name)
             if not os.path.exists(src):
@@ -116,6 +119,15 @@ class ExecBase(PaldronTest):
             os.chmod(self.p("src/" + name), 0o755)
         self.ws._own()
         return ["src/" + name for name in PROBES]
+
+    def probe_paths(self):
+        """The absolute paths of the copied probes, for allow_binaries."""
+        return [self.p("src/" + name) for name in PROBES]
+
+    def coverage_line(self, rel):
+        """The launcher's note that a static program ran without the live gate."""
+        return ("paldron: coverage: ran without the live gate (kernel layers only): %s "
+                "(static binary)" % self.p(rel))
 
     def probe_result(self, r):
         """The probe's "<ret> <errno>" line from the [STDOUT] section."""
@@ -158,27 +170,67 @@ class ResultBlockTest(ExecBase):
                        "paldron: command exited -1 (killed by signal 9, SIGKILL)")
 
     def test_denial_wins_over_a_failed_exit(self):
-        # the original reported "command exited 1" and hid the deny
+        # the original reported "command exited 1" and hid the deny.
+        # the live gate: sh's write fails at once, the file never exists
         r = self.exec(["sh", "-c", "echo x > src/.env; exit 1"],
                       policy=example_policy(binaries=["sh"]))
-        self.assertRun(r, 2, "[EXIT CODE] 1",
-                       "paldron: deny: run produced src/.env (policy deny_glob) [deny_globs: .env]",
+        self.assertRun(r, 2, "[EXIT CODE] 1", "cannot create src/.env: Permission denied",
+                       "paldron: deny: sh create src/.env (policy deny_glob .env) [live]",
                        absent=["command exited"])
+        self.assertFalse(self.ws.exists("src/.env"))
+        # the post-run scan: the static probe escapes the live gate, the kernel
+        # lets the write into src/ happen, the scan denies it
+        self.copy_probes()
+        r = self.exec(["sh", "-c", "src/probe_static open-write src/.env; exit 1"],
+                      policy=example_policy(binaries=["sh"] + self.probe_paths()))
+        self.assertRun(r, 2, "[STDOUT]\n0 0\n", "[EXIT CODE] 1",
+                       "paldron: deny: run produced src/.env (policy deny_glob) [deny_globs: .env]",
+                       self.coverage_line("src/probe_static"),
+                       absent=["command exited", "[live]"])
+        self.assertTrue(self.ws.exists("src/.env"))
         # the block comes before the verdict and shows the command's own status
         self.assertLess(r.out.index("[EXIT CODE] 1"), len(r.out))
 
     def test_denial_wins_over_a_timeout(self):
         r = self.exec(["sh", "-c", "echo x > src/k.pem; sleep 30"],
-                      policy=example_policy(binaries=["sh"], timeout_sec=1))
+                      policy=example_policy(binaries=["sh", "sleep"], timeout_sec=1))
+        self.assertRun(r, 2, "[TIMEOUT] Command killed after exceeding time limit",
+                       "paldron: deny: sh create src/k.pem (policy deny_glob *.pem) [live]",
+                       absent=["timed out"])
+        self.assertFalse(self.ws.exists("src/k.pem"))
+        self.copy_probes()
+        r = self.exec(["sh", "-c", "src/probe_static creat src/k.pem; sleep 30"],
+                      policy=example_policy(binaries=["sh", "sleep"] + self.probe_paths(),
+                                            timeout_sec=1))
         self.assertRun(r, 2, "[TIMEOUT] Command killed after exceeding time limit",
                        "paldron: deny: run produced src/k.pem (policy deny_glob)",
-                       absent=["timed out"])
+                       absent=["timed out", "[live]"])
+        self.assertTrue(self.ws.exists("src/k.pem"))
 
     def test_every_finding_is_reported(self):
+        # live: every refused call is reported, in the order it happened
         r = self.exec(["sh", "-c", "echo 1 > src/b.pem; echo 2 > src/.env.local; "
                        "mkdir -p src/secrets; echo 3 > src/secrets/t"],
-                      policy=example_policy(binaries=["sh"]))
-        self.assertRun(r, 2)
+                      policy=example_policy(binaries=["sh", "mkdir"]))
+        self.assertRun(r, 2, "[EXIT CODE] 2")
+        lines = [l for l in r.err.splitlines() if l.startswith("paldron: deny: ")]
+        self.assertEqual(lines, [
+            "paldron: deny: sh create src/b.pem (policy deny_glob *.pem) [live]",
+            "paldron: deny: sh create src/.env.local (policy deny_glob .env.*) [live]",
+            # mkdir -p makes each level relative to its parent's descriptor:
+            # the path as passed is "secrets"
+            "paldron: deny: mkdir create secrets (policy deny_glob **/secrets/**) [live]",
+            "paldron: deny: sh create src/secrets/t (policy deny_glob **/secrets/**) [live]",
+        ], r.err)
+        for rel in ("src/b.pem", "src/.env.local", "src/secrets"):
+            self.assertFalse(self.ws.exists(rel), rel)
+        # the post-run scan (static probe, no live gate): every file it finds
+        self.copy_probes()
+        r = self.exec(["sh", "-c", "src/probe_static creat src/b.pem; "
+                       "src/probe_static creat src/.env.local; src/probe_static mkdir src/secrets; "
+                       "src/probe_static creat src/secrets/t"],
+                      policy=example_policy(binaries=["sh"] + self.probe_paths()))
+        self.assertRun(r, 2, "[STDOUT]\n0 0\n0 0\n0 0\n0 0\n")
         lines = [l for l in r.err.splitlines() if l.startswith("paldron: deny: ")]
         self.assertEqual(lines, [
             "paldron: deny: run produced src/.env.local (policy deny_glob) [deny_globs: .env.*]",
@@ -211,9 +263,10 @@ class ResultBlockTest(ExecBase):
     def test_temp_home_is_writable_and_private(self):
         r = self.exec(["sh", "-c", "echo hi > $HOME/f && cat $HOME/f && "
                        "stat -c %a $(dirname $HOME) && ls $(dirname $HOME)/.. >/dev/null"],
-                      policy=example_policy(binaries=["sh"]))
+                      policy=example_policy(binaries=["sh", "cat", "stat", "dirname", "ls"]))
         # the home is writable, its run directory is 0700, /tmp is out of reach
-        self.assertRun(r, 1, "hi\n700\n", "Permission denied", "paldron: command exited")
+        self.assertRun(r, 1, "hi\n700\n", "Permission denied", "paldron: command exited",
+                       absent=["paldron: deny"])
 
     def test_missing_binary(self):
         r = self.exec(["definitely-not-a-binary-xyz"], policy=example_policy(binaries=[]))
@@ -250,8 +303,53 @@ class ResultBlockTest(ExecBase):
                        "timeout_sec = 2; using 2")
 
     def test_unavailable_options_are_refused(self):
-        r = self.exec(["true"], policy=example_policy(binaries=["true"]), opts=["--audit"])
-        self.assertRun(r, 1, "paldron: exec: --audit is not available in this build")
+        r = self.exec(["sh", "-c", "touch src/ran"],
+                      policy=example_policy(binaries=["sh", "touch"]), opts=["--interactive"])
+        self.assertRun(r, 1, "paldron: exec: --interactive is not available in this build",
+                       absent=["[EXIT CODE]"])
+        self.assertFalse(self.ws.exists("src/ran"))
+
+    def test_audit_logs_instead_of_denying(self):
+        # --audit: the live gate only logs, so python's write to src/.env
+        # happens (src/ is a writable root: the kernel allows it); the exit is
+        # therefore not the live gate's, but the post-run scan still finds the
+        # file the write produced and denies the run
+        self.ws.write("src/w.py", "open('src/.env', 'w').write('x')\nprint('wrote')\n")
+        r = self.exec(["python3", "src/w.py"], opts=["--audit"])
+        self.assertRun(r, 2, "[STDOUT]\nwrote\n", "[EXIT CODE] 0 (success)",
+                       "paldron: audit: would deny: python3 create src/.env "
+                       "(policy deny_glob .env) [live]\n"
+                       "paldron: audit:   smallest change: remove \".env\" from deny_globs\n",
+                       "paldron: deny: run produced src/.env (policy deny_glob) "
+                       "[deny_globs: .env]",
+                       absent=["PermissionError", "paldron: deny: python3"])
+        self.assertEqual(self.ws.read("src/.env"), "x")
+        # the kernel layers stay on: a write outside src/ is still refused
+        self.ws.write("src/o.py", "open('notes.txt', 'w')\n")
+        r = self.exec(["python3", "src/o.py"], opts=["--audit"])
+        self.assertRun(r, 1, "PermissionError: [Errno 13] Permission denied: 'notes.txt'",
+                       "paldron: audit: would deny: python3 create notes.txt "
+                       "(outside allow_paths) [live]", "paldron: command exited 1",
+                       absent=["paldron: deny"])
+        self.assertFalse(self.ws.exists("notes.txt"))
+
+    def test_log_writes_json_lines(self):
+        self.ws.write("src/w.py", "open('src/.env', 'w').write('x')\n")
+        log = os.path.join(self.ws.base, "run.jsonl")
+        r = self.exec(["python3", "src/w.py"], opts=["--log", log])
+        self.assertRun(r, 2, "PermissionError", "[EXIT CODE] 1",
+                       "paldron: deny: python3 create src/.env (policy deny_glob .env) [live]")
+        self.assertFalse(self.ws.exists("src/.env"))
+        with open(log) as f:
+            recs = [json.loads(line) for line in f]
+        self.assertEqual(len(recs), 1, recs)
+        rec = recs[0]
+        self.assertIsInstance(rec.pop("pid"), int)
+        self.assertEqual(rec, {"kind": "deny", "op": "create", "path": "src/.env",
+                               "resolved": self.p("src/.env"),
+                               "rule": {"key": "deny_globs", "pattern": ".env"},
+                               "reason": "policy deny_glob", "program": "python3",
+                               "argv": ["/usr/bin/python3", "src/w.py"]})
 
     def test_usage(self):
         r = self.ws.run(["exec", "--"])
@@ -272,11 +370,26 @@ class DegradedModeTest(ExecBase):
         self.assertIn(self.ws.user.pw_dir, r.out)
 
     def test_scan_runs_in_degraded_mode(self):
+        # the live gate is on without the kernel layers: sh's writes fail
         pol = example_policy(binaries=["sh"], require_os_isolation=False)
         r = self.exec(["sh", "-c", "echo x > .env; echo y > notes.txt; exit 1"], policy=pol)
-        self.assertRun(r, 2, "paldron: deny: run produced .env (policy deny_glob)",
+        self.assertRun(r, 2, "paldron: deny: sh create .env (policy deny_glob .env) [live]",
+                       "paldron: deny: sh create notes.txt (outside allow_paths) [live]",
+                       "[EXIT CODE] 1", absent=["command exited"])
+        self.assertFalse(self.ws.exists(".env"))
+        self.assertFalse(self.ws.exists("notes.txt"))
+        # a static program: no live gate, no kernel boundary; the writes happen
+        # and the post-run scan denies them
+        self.copy_probes()
+        pol = example_policy(binaries=["sh"] + self.probe_paths(), require_os_isolation=False)
+        r = self.exec(["sh", "-c", "src/probe_static open-write .env; "
+                       "src/probe_static open-write notes.txt; exit 1"], policy=pol)
+        self.assertRun(r, 2, "[STDOUT]\n0 0\n0 0\n",
+                       "paldron: deny: run produced .env (policy deny_glob)",
                        "paldron: deny: run produced notes.txt (outside allow_paths)",
-                       absent=["command exited"])
+                       self.coverage_line("src/probe_static"),
+                       absent=["command exited", "[live]"])
+        self.assertTrue(self.ws.exists(".env"))
 
     def test_resource_limits_apply_in_degraded_mode(self):
         pol = example_policy(binaries=["sh"], require_os_isolation=False, max_open_files=77)
