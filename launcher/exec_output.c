@@ -43,6 +43,7 @@ struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct
         snprintf(err, errlen, "output scan: out of memory");
         return NULL;
     }
+    pd_outscan_copy_clean(scan, false);
     for (size_t k = 0; k < p->output_patterns.n; k++) {
         const char *entry = p->output_patterns.v[k];
         const char *colon = strchr(entry, ':');

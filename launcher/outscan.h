@@ -107,6 +107,11 @@ int pd_outscan_scan(struct pd_outscan *scan, const void *buf, size_t len,
                     struct pd_outscan_result *res);
 void pd_outscan_result_free(struct pd_outscan_result *res);
 
+/* want = false: a scan without findings leaves res->out NULL (out_len 0)
+ * instead of copying the input (for a caller that keeps its own buffer: a
+ * 1 MiB copy costs more in page faults than the scan). Default: true. */
+void pd_outscan_copy_clean(struct pd_outscan *scan, bool want);
+
 /* The heuristics, exposed for tests and for `paldron policy --explain`. */
 bool pd_outscan_env_name_is_secret(const char *name, size_t len);
 bool pd_outscan_value_is_trivial(const void *value, size_t len);

@@ -199,6 +199,7 @@ struct pd_os_value {
 };
 
 struct pd_outscan {
+    bool no_clean_copy; /* pd_outscan_copy_clean(scan, false) */
     struct pd_os_value *values;
     size_t nvalues, cvalues;
     uint32_t *vset; /* open addressing set of value index + 1 */

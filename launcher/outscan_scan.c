@@ -361,12 +361,19 @@ int pd_outscan_scan(struct pd_outscan *scan, const void *buf, size_t len,
         res->n_findings = nf;
     }
     free(ms.v);
+    if (nf == 0 && scan->no_clean_copy)
+        return 0; /* the caller keeps its own buffer: no copy, no page faults */
     if (redact(b, len, res) != 0) {
         pd_outscan_result_free(res);
         errno = ENOMEM;
         return -1;
     }
     return (int)nf;
+}
+
+void pd_outscan_copy_clean(struct pd_outscan *scan, bool want)
+{
+    scan->no_clean_copy = !want;
 }
 
 void pd_outscan_result_free(struct pd_outscan_result *res)

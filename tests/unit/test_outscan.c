@@ -1106,3 +1106,22 @@ Test(big, one_mebibyte_mixed)
     free(want);
     pd_outscan_free(s);
 }
+
+/* pd_outscan_copy_clean(false): no copy of a clean buffer, findings still redacted. */
+Test(outscan, copy_clean_off_skips_the_copy_of_clean_output)
+{
+    struct pd_outscan *scan = pd_outscan_new();
+    cr_assert_not_null(scan);
+    pd_outscan_copy_clean(scan, false);
+    struct pd_outscan_result res;
+    const char clean[] = "nothing to see here\n";
+    cr_assert_eq(pd_outscan_scan(scan, clean, sizeof clean - 1, &res), 0);
+    cr_expect_null(res.out);
+    cr_expect_eq(res.out_len, 0);
+    pd_outscan_result_free(&res);
+    const char dirty[] = "id AKIAIOSFODNN7ABCDEFG\n";
+    cr_assert_eq(pd_outscan_scan(scan, dirty, sizeof dirty - 1, &res), 1);
+    cr_expect_str_eq(res.out, "id [REDACTED:aws-access-key-id]\n");
+    pd_outscan_result_free(&res);
+    pd_outscan_free(scan);
+}
