@@ -6,7 +6,7 @@
 
 static void exec_help(void)
 {
-    fputs("usage: paldron exec [--policy FILE] [--timeout SEC] -- ARGV...\n"
+    fputs("usage: paldron exec [--policy FILE] [--timeout SEC] [--interactive] -- ARGV...\n"
           "\n"
           "Gate ARGV with the policy, run it under kernel isolation (Landlock, seccomp,\n"
           "rlimits) in the current directory (the workspace), then judge the run: a file\n"
@@ -24,6 +24,18 @@ static void exec_help(void)
           "  --audit        the live gate only logs: it prints what it would have denied and\n"
           "                 the smallest policy change that would allow it (kernel layers on)\n"
           "  --log FILE     write every live-gate record (denials, coverage) as JSON lines\n"
+          "  --interactive  wrap a long-lived program (an agent's CLI): it gets paldron's\n"
+          "                 stdin, stdout and stderr (the terminal) and stays in paldron's\n"
+          "                 process group (terminal keys reach it; Ctrl-C is its to handle).\n"
+          "                 Nothing is captured, so its output cannot be held back, scanned\n"
+          "                 or redacted: it reaches the terminal as it is written. The argv\n"
+          "                 gate, kernel layers, live gate and post-run scan still apply to\n"
+          "                 everything it runs; live denials are printed on stderr as they\n"
+          "                 happen, then 'paldron: interactive run ended: N live denial(s),\n"
+          "                 exit CODE' and the verdict lines. No time limit unless --timeout\n"
+          "                 (the policy's timeout_sec limits one captured command, not a\n"
+          "                 session; --timeout is not capped by it here). keep_background\n"
+          "                 does not apply: every process is ended when the program exits.\n"
           "\n"
           "Exit: 0 the command succeeded and nothing was denied, 2 deny ('paldron: deny: ...'),\n"
           "1 broken (usage, policy, isolation unavailable, sandbox error, timeout, the command\n"
@@ -41,18 +53,15 @@ int pd_cmd_exec(const struct pd_cli *cli)
         pd_err("usage: paldron exec --policy p.toml -- argv...");
         return PD_EXIT_BROKEN;
     }
-    /* Accepted by the option scanner for later issues; refusing beats
-     * silently ignoring what the caller asked for. */
-    if (cli->interactive) {
-        pd_err("exec: --interactive is not available in this build");
-        return PD_EXIT_BROKEN;
-    }
     struct pd_policy pol;
     struct pd_ctx ctx;
     int rc = pd_cli_load(cli, &pol, &ctx);
     if (rc)
         return rc;
-    struct pd_exec_opts opts = {.timeout = cli->timeout, .audit = cli->audit, .log = cli->log};
+    struct pd_exec_opts opts = {.timeout = cli->timeout,
+                                .audit = cli->audit,
+                                .interactive = cli->interactive,
+                                .log = cli->log};
     rc = pd_exec_run(&ctx, cli->argc, cli->argv, &opts);
     pd_ctx_free(&ctx);
     pd_policy_free(&pol);

@@ -48,8 +48,9 @@ struct pd_exec_plan {
     char program_real[PD_PATH_MAX]; /* with every link resolved */
     char **argv;
     char **envp;
-    long long timeout_sec;
+    long long timeout_sec; /* 0: no deadline (interactive only) */
     bool keep_background;
+    bool interactive; /* --interactive: the command shares paldron's stdio and process group */
     struct pd_rundir rundir; /* isolated only */
     struct pd_live *live;    /* the live gate (preload), NULL when not injected */
     sigset_t child_mask;     /* the signal mask the command starts with */
@@ -88,7 +89,8 @@ int pd_exec_spec(struct pd_exec_plan *p);
 void pd_exec_spec_free(struct pd_exec_plan *p);
 
 /* exec_child.c: the child before execve: own process group, stdin /dev/null,
- * stdout/stderr to the pipes, working directory, no other descriptor,
+ * stdout/stderr to the pipes (interactive: paldron's process group and
+ * paldron's stdin, stdout and stderr), working directory, no other descriptor,
  * kernel layers (or rlimits only in degraded mode), execve. On any failure
  * writes "<step>: <error>" to errfd and exits 127. parent: the forking
  * process (the child dies with it). */
@@ -150,8 +152,9 @@ size_t pd_tree_end(int grace_ms, void (*idle)(void *arg, int ms), void *arg);
 /* Monotonic milliseconds. */
 long long pd_now_ms(void);
 
-/* exec_result.c: the result block on stdout, then the verdict lines on
- * stderr; returns the exit code. deny: findings of every layer. */
+/* exec_result.c: the result block on stdout (interactive: the summary
+ * line on stderr instead), then the verdict lines on stderr; returns the
+ * exit code. deny: findings of every layer. */
 int pd_exec_report(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
                    struct pd_findings *deny);
 /* The block for a run that failed before anything ran. */
@@ -159,8 +162,9 @@ void pd_exec_print_sandbox_error(const char *msg);
 
 /* exec_run.c: `paldron exec` after option parsing. */
 struct pd_exec_opts {
-    long long timeout; /* --timeout, 0 = the policy's */
+    long long timeout; /* --timeout, 0 = the policy's (interactive: none) */
     bool audit;        /* --audit: the live gate only logs */
+    bool interactive;  /* --interactive: terminal passed through, nothing captured */
     const char *log;   /* --log FILE: every live-gate record as a JSON line */
 };
 int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts);

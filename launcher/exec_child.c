@@ -122,7 +122,11 @@ void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int er
 {
     char err[PD_PLATFORM_ERR_MAX];
     const char *which = NULL;
-    if (setpgid(0, 0) != 0)
+    /* Interactive: the command stays in paldron's process group, so that it
+     * is the terminal's foreground job with paldron (it may read the
+     * terminal; Ctrl-C and Ctrl-Z reach both, and the shell's job control
+     * stops and continues both). */
+    if (!p->interactive && setpgid(0, 0) != 0)
         fail(errfd, "setpgid", NULL, errno, NULL);
     if (sigprocmask(SIG_SETMASK, &p->child_mask, NULL) != 0)
         fail(errfd, "sigprocmask", NULL, errno, NULL);
@@ -132,11 +136,13 @@ void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int er
         fail(errfd, "prctl PDEATHSIG", NULL, errno, NULL);
     if (getppid() != parent)
         _exit(127);
-    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null < 0)
-        fail(errfd, "open", "/dev/null", errno, NULL);
-    if (dup2(null, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
-        fail(errfd, "dup2", NULL, errno, NULL);
+    if (!p->interactive) { /* interactive: paldron's stdin, stdout and stderr */
+        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null < 0)
+            fail(errfd, "open", "/dev/null", errno, NULL);
+        if (dup2(null, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+            fail(errfd, "dup2", NULL, errno, NULL);
+    }
     if (chdir(p->ctx->workspace) != 0)
         fail(errfd, "chdir", p->ctx->workspace, errno, NULL);
     if (cloexec_from_3() != 0)

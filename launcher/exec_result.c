@@ -3,7 +3,8 @@
  * printed only once the verdict is known, then the verdict: any finding
  * denies (exit 2, every finding listed), whatever the command's own status;
  * otherwise a stopped, timed-out or failed command is broken (exit 1) and a
- * clean one allowed (exit 0). */
+ * clean one allowed (exit 0). An interactive run has no block (its output
+ * went to the terminal as it came): a summary line on stderr instead. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,7 +42,11 @@ int pd_exec_report(const struct pd_exec_plan *p, const struct pd_exec_outcome *o
 {
     const bool signaled = o->exited && WIFSIGNALED(o->status);
     const int code = o->exited && WIFEXITED(o->status) ? WEXITSTATUS(o->status) : -1;
-    if (o->sandbox_error[0]) {
+    if (p->interactive) {
+        if (!o->sandbox_error[0])
+            pd_err("interactive run ended: %zu live denial(s), exit %d",
+                   p->live ? pd_live_denials(p->live) : 0, o->timed_out ? -1 : code);
+    } else if (o->sandbox_error[0]) {
         pd_exec_print_sandbox_error(o->sandbox_error);
     } else {
         if (o->timed_out)

@@ -3,7 +3,10 @@
  *   environment) -> pre-run snapshot -> run -> verdict inputs in order:
  *   live denials, post-run scan, output scan, remote verdict -> report.
  * Every error path before the run ends in exit 1 (or 2 for a deny) with
- * nothing started; the run directory is removed on every path. */
+ * nothing started; the run directory is removed on every path.
+ * --interactive: the same, except that the command uses the terminal (no
+ * capture, so no output scan nor remote verdict), the live gate's records
+ * are printed as they come, and there is no deadline unless --timeout. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -73,7 +76,8 @@ static int set_argv(struct pd_exec_plan *p, int argc, char **argv)
     return 0;
 }
 
-/* Resolve argv[0]; on failure print the original's start-failure block. */
+/* Resolve argv[0]; on failure print the original's start-failure block
+ * (capture mode: an interactive run has no block). */
 static int resolve(struct pd_exec_plan *p, const char *name, bool missing)
 {
     char msg[PD_MSG_MAX];
@@ -88,7 +92,8 @@ static int resolve(struct pd_exec_plan *p, const char *name, bool missing)
                  strerror(errno == EACCES ? EACCES : ENOENT));
     else
         snprintf(msg, sizeof msg, "exec: \"%s\": executable file not found in $PATH", name);
-    pd_exec_print_sandbox_error(msg);
+    if (!p->interactive)
+        pd_exec_print_sandbox_error(msg);
     pd_err("sandbox: %s", msg);
     return -1;
 }
@@ -126,6 +131,7 @@ static int prepare_live(struct pd_exec_plan *p, struct pd_live *live, bool audit
         return -1;
     }
     p->live = live;
+    live->echo = p->interactive ? stderr : NULL;
     return 0;
 }
 
@@ -226,8 +232,21 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     p->child_mask = saved;
     p->ctx = ctx;
     p->isolated = pol->require_os_isolation;
+    p->interactive = opts->interactive;
     p->keep_background = pol->keep_background;
-    p->timeout_sec = run_timeout(pol, opts->timeout);
+    /* Interactive: the policy's timeout_sec is the limit of one captured
+     * command; a session lasts until it ends, or --timeout. */
+    p->timeout_sec = p->interactive ? opts->timeout : run_timeout(pol, opts->timeout);
+    if (p->interactive && p->keep_background) {
+        /* The keeper runs the command in a session of its own, out of the
+         * terminal's reach: the stricter rule applies instead. */
+        pd_err("warning: keep_background does not apply to an interactive run: the command's "
+               "processes are ended when it exits");
+        p->keep_background = false;
+    }
+    if (p->interactive && pol->jev_verdict)
+        pd_err("warning: jev_verdict does not apply to an interactive run: its output goes to "
+               "the terminal uncaptured");
     set_limits(p);
     if (!p->isolated)
         pd_err("warning: running without OS isolation (policy gate + output scan only, no kernel "
@@ -254,8 +273,10 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
         goto out;
     }
     print_warnings(&warn);
-    char oerr[PD_MSG_MAX];
-    outscan = pd_exec_output_prepare(ctx, scan, environ, oerr, sizeof oerr);
+    char oerr[PD_MSG_MAX] = "";
+    /* interactive: nothing is captured, so nothing can be scanned */
+    if (!p->interactive)
+        outscan = pd_exec_output_prepare(ctx, scan, environ, oerr, sizeof oerr);
     if (!outscan && oerr[0]) {
         pd_err("%s", oerr);
         goto out;

@@ -7,9 +7,12 @@
  * a signalfd (SIGCHLD and the signals that stop paldron) and, with
  * keep_background, the keeper's status pipe. Reading after the command
  * exited is bounded: a pipe held by something out of reach cannot hang the
- * launcher. */
+ * launcher. Interactive runs (--interactive) have no pipes: the command
+ * uses paldron's stdin, stdout and stderr and stays in its process group;
+ * the live gate's records are printed as they come. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "launcher/exec.h"
@@ -35,6 +39,7 @@ struct sup {
     int statusfd; /* keeper's report, -1 without keeper or once read */
     pid_t child;  /* the command, or the keeper */
     bool keeper;
+    bool interactive;
     bool main_done;       /* the command's status is known */
     bool reported;        /* the keeper reported it (and so owns the run directory) */
     struct pd_live *live; /* the live gate's report socket, NULL without preload */
@@ -110,6 +115,13 @@ static void read_signals(struct sup *s)
 {
     struct signalfd_siginfo si;
     while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        /* Interactive: the terminal sent Ctrl-C or Ctrl-\ to the whole
+         * foreground group, the command included; what happens next is the
+         * command's decision (an agent may just cancel a step). The same
+         * signal sent to paldron by kill(2) still stops the run. */
+        if (s->interactive && (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT) &&
+            si.ssi_code == SI_KERNEL)
+            continue;
         if (si.ssi_signo != SIGCHLD && !s->main_done && !s->o->interrupted)
             s->o->interrupted = (int)si.ssi_signo;
     }
@@ -219,6 +231,27 @@ void pd_exec_signals(sigset_t *set)
     sigaddset(set, SIGQUIT);
 }
 
+/* Interactive: the terminal's settings before the run, put back if the
+ * command did not end by itself (a program killed in raw mode would leave
+ * the terminal unusable). Only while paldron is the terminal's foreground
+ * job: a background paldron must not touch it. */
+struct term {
+    bool saved;
+    struct termios tio;
+};
+
+static void term_save(struct term *t)
+{
+    t->saved = isatty(0) && tcgetattr(0, &t->tio) == 0;
+}
+
+static void term_restore(const struct term *t, const struct pd_exec_outcome *o)
+{
+    bool clean_end = o->exited && WIFEXITED(o->status) && !o->timed_out && !o->interrupted;
+    if (t->saved && !clean_end && tcgetpgrp(0) == getpgrp())
+        tcsetattr(0, TCSANOW, &t->tio);
+}
+
 static int start_failed(struct pd_exec_outcome *o, const char *what)
 {
     snprintf(o->sandbox_error, sizeof o->sandbox_error, "%s: %s", what, strerror(errno));
@@ -232,7 +265,9 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
                     .sfd = -1,
                     .statusfd = -1,
                     .keeper = p->keep_background,
+                    .interactive = p->interactive,
                     .live = p->live};
+    struct term term = {0};
     int out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2] = {-1, -1}, st[2] = {-1, -1};
     int rc = -1;
     sigset_t block;
@@ -247,12 +282,17 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
         start_failed(o, "prctl CHILD_SUBREAPER");
         goto out;
     }
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0 ||
-        (s.keeper && pipe2(st, O_CLOEXEC) != 0)) {
+    if ((!s.interactive && (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)) ||
+        pipe2(ep, O_CLOEXEC) != 0 || (s.keeper && pipe2(st, O_CLOEXEC) != 0)) {
         start_failed(o, "pipe");
         goto out;
     }
-    const long long deadline = pd_now_ms() + p->timeout_sec * 1000;
+    /* No timeout (interactive only): a deadline that never comes, with room
+     * for the keeper's margin below. */
+    const long long deadline =
+        p->timeout_sec > 0 ? pd_now_ms() + p->timeout_sec * 1000 : LLONG_MAX / 4;
+    if (s.interactive)
+        term_save(&term);
     fflush(NULL); /* nothing buffered may be written twice */
     if (s.keeper) {
         s.child = fork();
@@ -267,8 +307,10 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
         start_failed(o, "fork");
         goto out;
     }
-    close(out[1]);
-    close(err[1]);
+    if (out[1] >= 0)
+        close(out[1]);
+    if (err[1] >= 0)
+        close(err[1]);
     close(ep[1]);
     out[1] = err[1] = ep[1] = -1;
     if (s.keeper) {
@@ -296,7 +338,8 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
     }
     o->sandbox_error[got] = '\0';
     for (int k = 0; k < 2; k++)
-        fcntl(s.fd[k], F_SETFL, fcntl(s.fd[k], F_GETFL) | O_NONBLOCK);
+        if (s.fd[k] >= 0)
+            fcntl(s.fd[k], F_SETFL, fcntl(s.fd[k], F_GETFL) | O_NONBLOCK);
     if (s.statusfd >= 0)
         fcntl(s.statusfd, F_SETFL, fcntl(s.statusfd, F_GETFL) | O_NONBLOCK);
 
@@ -322,6 +365,8 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
         o->keeper_has_rundir = s.reported;
     }
     reap(&s);
+    if (s.interactive)
+        term_restore(&term, o);
     rc = 0;
 out:
     for (int k = 0; k < 2; k++) {

@@ -145,6 +145,32 @@ static void keep(struct pd_live *l, const struct pd_report *r)
     x->count = 1;
 }
 
+/* "<program> <op> <path> (<reason> <pattern>) [live]" */
+static void format_parts(const char *program, const char *op, const char *path, const char *reason,
+                         const char *pattern, size_t count, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s %s (%s%s%s) [live]%s", program, op, path, reason,
+             pattern[0] ? " " : "", pattern, count > 1 ? " (repeated)" : "");
+}
+
+/* Interactive: one line for a record as it arrives, in the words of the
+ * verdict's lines (each arrival is printed: no folding). */
+static void echo_record(FILE *out, const struct pd_report *r)
+{
+    char msg[PD_MSG_MAX];
+    const bool deny = strcmp(r->kind, PD_REPORT_DENY) == 0;
+    if (deny || strcmp(r->kind, PD_REPORT_AUDIT) == 0) {
+        format_parts(r->program, r->op, r->path, r->reason, r->pattern, 1, msg, sizeof msg);
+        fprintf(out, "paldron: %s%s\n", deny ? "deny: " : "audit: would deny: ", msg);
+    } else if (strcmp(r->kind, PD_REPORT_ERROR) == 0) {
+        fprintf(out,
+                "paldron: deny: %s could not load the live gate's policy (%s): every gated "
+                "call was denied [live]\n",
+                r->program, r->reason);
+    }
+    fflush(out);
+}
+
 void pd_live_drain(struct pd_live *l)
 {
     static struct pd_report_decoded d;
@@ -159,6 +185,10 @@ void pd_live_drain(struct pd_live *l)
             return;
         if (pd_report_decode(buf, (size_t)n, &d) != 0) {
             l->nbad++; /* unreadable records count as denials: fail closed */
+            if (l->echo) {
+                fputs("paldron: deny: unreadable live-gate record [live]\n", l->echo);
+                fflush(l->echo);
+            }
             continue;
         }
         const char *kind = d.r.kind;
@@ -172,8 +202,15 @@ void pd_live_drain(struct pd_live *l)
             l->nerror++;
         if (l->log)
             log_record(l->log, &d.r);
+        if (l->echo)
+            echo_record(l->echo, &d.r);
         keep(l, &d.r);
     }
+}
+
+size_t pd_live_denials(const struct pd_live *l)
+{
+    return l->ndeny + l->nerror + l->nbad;
 }
 
 /* The smallest policy change that would allow what an audit record shows. */
@@ -204,8 +241,7 @@ static void advise(const struct pd_live_rec *r, const struct pd_policy *pol, FIL
 
 static void format_rec(const struct pd_live_rec *r, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s %s %s (%s%s%s) [live]%s", r->program, r->op, r->path, r->reason,
-             r->pattern[0] ? " " : "", r->pattern, r->count > 1 ? " (repeated)" : "");
+    format_parts(r->program, r->op, r->path, r->reason, r->pattern, r->count, buf, len);
 }
 
 void pd_live_findings(const struct pd_live *l, struct pd_findings *out)

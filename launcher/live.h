@@ -25,7 +25,8 @@ struct pd_live_rec {
 struct pd_live {
     int fd; /* the report socket (SOCK_DGRAM, bound in the run directory) */
     bool audit;
-    FILE *log; /* --log FILE: every record as one JSON line */
+    FILE *log;  /* --log FILE: every record as one JSON line */
+    FILE *echo; /* interactive: each denying (or audit) record, one line as it comes */
     char lib[PD_PATH_MAX];
     char run_dir[PD_PATH_MAX];
     char compiled[PD_PATH_MAX];
@@ -45,12 +46,19 @@ int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_di
  * NULL. Returns 0 or -1 (ENOMEM). */
 int pd_live_env(const struct pd_live *l, const char *debug, char *out[6]);
 
-/* Read every record waiting on the socket. Never blocks. */
+/* Read every record waiting on the socket. Never blocks. With l->echo set,
+ * each record that denies is printed there at once as
+ * "paldron: deny: <finding> [live]" (audit records as "paldron: audit:
+ * would deny: ..."), besides being kept for the verdict. */
 void pd_live_drain(struct pd_live *l);
 
 /* Every record that denies the run (deny, error, unreadable) as a finding:
  * "<program> <op> <path> (<reason> <pattern>) [live]". */
 void pd_live_findings(const struct pd_live *l, struct pd_findings *out);
+
+/* Records that deny the run so far (deny, error, unreadable), repeats
+ * included. */
+size_t pd_live_denials(const struct pd_live *l);
 
 /* Record that path runs without the preload (the command itself, seen by
  * the launcher: the preload never sees the first exec). */
