@@ -162,6 +162,22 @@ void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int er
 
 #define CHILD_STACK (1024 * 1024)
 
+/* Under AddressSanitizer the child must not share the parent's memory: the
+ * sanitizer's allocator and thread registry are not made for a second task
+ * on the same memory, and a lock the child leaves taken deadlocks the
+ * parent's leak check at exit. Those builds copy the memory (still
+ * CLONE_VFORK, so the contract below is the same). */
+#if defined(__SANITIZE_ADDRESS__)
+#define PD_CLONE_VM 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PD_CLONE_VM 0
+#endif
+#endif
+#ifndef PD_CLONE_VM
+#define PD_CLONE_VM CLONE_VM
+#endif
+
 struct spawn_args {
     const struct pd_exec_plan *p;
     pid_t parent;
@@ -197,7 +213,7 @@ pid_t pd_exec_spawn(const struct pd_exec_plan *p, int out_w, int err_w, int errf
     }
     struct spawn_args a = {p, getpid(), out_w, err_w, errfd};
     pid_t pid =
-        clone(child_main, stack + guard + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+        clone(child_main, stack + guard + CHILD_STACK, PD_CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
     int e = errno;
     munmap(stack, CHILD_STACK + guard);
     errno = e;
