@@ -16,19 +16,6 @@ static const char *str_member(const cJSON *o, const char *key)
     return cJSON_IsString(m) ? m->valuestring : NULL;
 }
 
-__attribute__((format(printf, 4, 5))) static void deny(struct pd_verdict *v, const char *reason,
-                                                       const char *key, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v->message, sizeof v->message, fmt, ap);
-    va_end(ap);
-    v->deny = true;
-    v->reason = reason;
-    v->key = key;
-    v->pattern = NULL;
-}
-
 /* Codex sends its shell command as an argv array: quote it back into one
  * string for the shell parser (single quotes, ' as '\''). */
 static char *argv_to_shell(const cJSON *arr)
@@ -74,7 +61,8 @@ static void gate_shell_tool(const struct pd_ctx *c, const cJSON *in, struct pd_v
     else if (cJSON_IsArray(cmd))
         text = owned = argv_to_shell(cmd);
     if (!text) {
-        deny(v, "unparsable command", "tools", "the shell call carries no command string");
+        pd_verdict_deny(v, "unparsable command", "tools",
+                        "the shell call carries no command string");
         return;
     }
     char base[PD_PATH_MAX];
@@ -94,7 +82,7 @@ static void gate_file(const struct pd_ctx *c, const cJSON *in, const char *key, 
 {
     const char *path = str_member(in, key);
     if (!path || !path[0]) {
-        deny(v, PD_REASON_GUARDRAIL, "tools", "the call carries no %s", key);
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools", "the call carries no %s", key);
         return;
     }
     pd_gate_path(c, op, NULL, path, v);
@@ -110,7 +98,7 @@ static void gate_patch(const struct pd_ctx *c, const cJSON *in, struct pd_verdic
     if (!patch)
         patch = str_member(in, "patch");
     if (!patch) {
-        deny(v, PD_REASON_GUARDRAIL, "tools", "the patch call carries no patch text");
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools", "the patch call carries no patch text");
         return;
     }
     static const char *const heads[] = {
@@ -162,8 +150,8 @@ bool pd_gate_agent(const struct pd_ctx *c, const char *tool, const cJSON *in, st
     }
     if (strcmp(tool, "WebFetch") == 0 || strcmp(tool, "WebSearch") == 0) {
         if (!c->policy->allow_network)
-            deny(v, PD_REASON_NETWORK, "allow_network",
-                 "tool '%s' needs network access (allow_network = false)", tool);
+            pd_verdict_deny(v, PD_REASON_NETWORK, "allow_network",
+                            "tool '%s' needs network access (allow_network = false)", tool);
         return true;
     }
     return false;

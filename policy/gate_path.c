@@ -6,6 +6,7 @@
  * allow_paths. Reads and execs are judged by the patterns only: the kernel
  * layers decide what outside the workspace is readable. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,19 @@ void pd_verdict_allow(struct pd_verdict *v)
     v->key = NULL;
     v->pattern = NULL;
     v->message[0] = '\0';
+}
+
+void pd_verdict_deny(struct pd_verdict *v, const char *reason, const char *key, const char *fmt,
+                     ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->message, sizeof v->message, fmt, ap);
+    va_end(ap);
+    v->deny = true;
+    v->reason = reason;
+    v->key = key;
+    v->pattern = NULL;
 }
 
 static bool is_write(enum pd_op op)

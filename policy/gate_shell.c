@@ -56,19 +56,6 @@ static const char *base_name(const char *s)
     return slash ? slash + 1 : s;
 }
 
-__attribute__((format(printf, 4, 5))) static void deny(struct pd_verdict *v, const char *reason,
-                                                       const char *key, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v->message, sizeof v->message, fmt, ap);
-    va_end(ap);
-    v->deny = true;
-    v->reason = reason;
-    v->key = key;
-    v->pattern = NULL;
-}
-
 /* Replace $HOME, ${HOME}, $PWD, ${PWD} by what they are in the hook's world;
  * anything else is left as written (and judged literally). */
 static void expand_known(const struct pd_ctx *c, const char *base, const char *in, char *out,
@@ -196,22 +183,23 @@ static void judge_program(const struct pd_ctx *c, const char *base, const struct
     const char *prog = base_name(word);
     if (cmd->dynamic) {
         if (p->allow_binaries.n || in_list(stdin_interpreters, prog) || strcmp(prog, "eval") == 0)
-            deny(v, "dynamic command", "allow_binaries",
-                 "cannot tell statically what '%s' runs (a program or script built from "
-                 "variables or substitutions)",
-                 word);
+            pd_verdict_deny(v, "dynamic command", "allow_binaries",
+                            "cannot tell statically what '%s' runs (a program or script built from "
+                            "variables or substitutions)",
+                            word);
         return;
     }
     if (!p->allow_network && network_use(cmd, prog)) {
-        deny(v, PD_REASON_NETWORK, "allow_network", "%s needs the network (allow_network = false)",
-             prog);
+        pd_verdict_deny(v, PD_REASON_NETWORK, "allow_network",
+                        "%s needs the network (allow_network = false)", prog);
         return;
     }
     if (reads_program_from_pipe(cmd, prog)) {
-        deny(v, "shell reads piped input", "tools",
-             "'%s' would run a program piped into it (e.g. curl ... | sh); run a reviewed file "
-             "instead",
-             prog);
+        pd_verdict_deny(
+            v, "shell reads piped input", "tools",
+            "'%s' would run a program piped into it (e.g. curl ... | sh); run a reviewed file "
+            "instead",
+            prog);
         return;
     }
     if (in_list(builtins, word) || !p->allow_binaries.n)
@@ -268,7 +256,7 @@ void pd_gate_shell(const struct pd_ctx *c, const char *command, const char *base
     if (!base)
         base = c->workspace;
     if (pd_sh_parse(command, &s, err, sizeof err)) {
-        deny(v, "unparsable command", "tools", "cannot parse the command (%s)", err);
+        pd_verdict_deny(v, "unparsable command", "tools", "cannot parse the command (%s)", err);
         return;
     }
     for (size_t k = 0; k < s.ncmds && !v->deny; k++)

@@ -23,18 +23,6 @@ static const char *const network_tools[] = {"wolfram",    "http_request",    "we
                                             "web_scrape", "ask_cloud_model", "analyze_image",
                                             NULL};
 
-__attribute__((format(printf, 2, 3))) static void guard(struct pd_verdict *v, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v->message, sizeof v->message, fmt, ap);
-    va_end(ap);
-    v->deny = true;
-    v->reason = PD_REASON_GUARDRAIL;
-    v->key = "tools";
-    v->pattern = NULL;
-}
-
 /* Last member named key (JSON duplicate keys: last wins). */
 static const cJSON *member(const cJSON *obj, const char *key)
 {
@@ -62,14 +50,17 @@ static bool check_schema(const struct pd_tool_schema *s, const cJSON *args, stru
 {
     for (size_t k = 0; k < s->nprops; k++) /* props are sorted, so required is too */
         if (!member(args, s->props[k].name)) {
-            guard(v, "missing required argument '%s' for tool '%s'", s->props[k].name, s->name);
+            pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                            "missing required argument '%s' for tool '%s'", s->props[k].name,
+                            s->name);
             return false;
         }
     size_t n = (size_t)cJSON_GetArraySize(args), i = 0;
     const char **names = calloc(n + 1, sizeof *names);
     const cJSON *it;
     if (!names) {
-        guard(v, "out of memory while checking tool '%s'", s->name);
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools", "out of memory while checking tool '%s'",
+                        s->name);
         return false;
     }
     cJSON_ArrayForEach(it, args) names[i++] = it->string;
@@ -81,10 +72,12 @@ static bool check_schema(const struct pd_tool_schema *s, const cJSON *args, stru
             if (strcmp(s->props[k].name, names[i]) == 0)
                 prop = &s->props[k];
         if (!prop) {
-            guard(v, "unknown argument '%s' for tool '%s'", names[i], s->name);
+            pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools", "unknown argument '%s' for tool '%s'",
+                            names[i], s->name);
             ok = false;
         } else if (!cJSON_IsString(member(args, names[i]))) {
-            guard(v, "argument '%s' for tool '%s' must be a string", names[i], s->name);
+            pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                            "argument '%s' for tool '%s' must be a string", names[i], s->name);
             ok = false;
         }
     }
@@ -110,8 +103,9 @@ static bool walk(const cJSON *node, const char *name, visit_fn fn, void *user, i
     const cJSON *it;
     if (depth > PD_JSON_MAX_DEPTH) {
         struct visit *x = user;
-        guard(x->v, "arguments nested deeper than %d levels cannot be inspected",
-              PD_JSON_MAX_DEPTH);
+        pd_verdict_deny(x->v, PD_REASON_GUARDRAIL, "tools",
+                        "arguments nested deeper than %d levels cannot be inspected",
+                        PD_JSON_MAX_DEPTH);
         return false;
     }
     if (cJSON_IsString(node))
@@ -134,7 +128,8 @@ static bool suspicious(const char *name, const char *value, void *user)
 {
     struct visit *x = user;
     if (strcasestr(value, "../") || strcasestr(value, "~/.ssh") || strcasestr(value, "/etc/")) {
-        guard(x->v, "suspicious path or system access pattern in argument '%s'", name);
+        pd_verdict_deny(x->v, PD_REASON_GUARDRAIL, "tools",
+                        "suspicious path or system access pattern in argument '%s'", name);
         return false;
     }
     return true;
@@ -170,27 +165,33 @@ static void check_execute_code(const struct pd_ctx *c, const cJSON *args, struct
     while (isspace((unsigned char)*p))
         p++;
     if (!*p) {
-        guard(v, "execute_code requires a non-empty command");
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                        "execute_code requires a non-empty command");
         return;
     }
     if (!dir || dir[0] != '/') {
-        guard(v, "execute_code requires an absolute working directory");
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                        "execute_code requires an absolute working directory");
         return;
     }
     int rc = pd_shell_words(cmd, &words, &op);
     if (rc == -2) {
-        guard(v, "execute_code command has an unterminated quote");
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                        "execute_code command has an unterminated quote");
         return;
     }
     if (rc < 0) {
-        guard(v, "out of memory while parsing the execute_code command");
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                        "out of memory while parsing the execute_code command");
         return;
     }
     if (op) {
-        guard(v, "execute_code command contains unsafe shell operator '%s'",
-              strcmp(op, "\n") == 0 ? "\\n" : op);
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                        "execute_code command contains unsafe shell operator '%s'",
+                        strcmp(op, "\n") == 0 ? "\\n" : op);
     } else if (words.n == 0) {
-        guard(v, "execute_code requires a non-empty command");
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                        "execute_code requires a non-empty command");
     } else {
         if (c->policy->allow_binaries.n) {
             bool missing;
@@ -220,13 +221,14 @@ static void check_semantics(const struct pd_ctx *c, const char *tool, const cJSO
         strcmp(tool, "edit_file") == 0) {
         const char *path = member_str(args, "path");
         if (path && path[0] && path[0] != '/')
-            guard(v, "tool '%s' requires an absolute path", tool);
+            pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools", "tool '%s' requires an absolute path",
+                            tool);
     } else if (strcmp(tool, "execute_code") == 0) {
         check_execute_code(c, args, v);
     } else if (strcmp(tool, "git_ops") == 0) {
         const char *cwd = member_str(args, "cwd");
         if (cwd && cwd[0] && cwd[0] != '/')
-            guard(v, "git_ops requires an absolute cwd");
+            pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools", "git_ops requires an absolute cwd");
     }
 }
 
@@ -237,12 +239,15 @@ static bool check_network(const struct pd_ctx *c, const char *tool, const cJSON 
         return true;
     for (size_t k = 0; network_tools[k]; k++)
         if (strcmp(tool, network_tools[k]) == 0) {
-            guard(v, "tool '%s' needs network access (disabled in config)", tool);
+            pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                            "tool '%s' needs network access (disabled in config)", tool);
             return false;
         }
     if (strcmp(tool, "execute_code") == 0 && !isolated) {
-        guard(v, "tool 'execute_code' is disabled while network access is disabled because this "
-                 "execution path has no enforced network isolation");
+        pd_verdict_deny(
+            v, PD_REASON_GUARDRAIL, "tools",
+            "tool 'execute_code' is disabled while network access is disabled because this "
+            "execution path has no enforced network isolation");
         return false;
     }
     if (strcmp(tool, "git_ops") == 0) {
@@ -259,10 +264,12 @@ static bool check_network(const struct pd_ctx *c, const char *tool, const cJSON 
             low[n] = '\0';
         }
         if (strcmp(low, "push") == 0)
-            guard(v, "git push needs network access (disabled in config)");
+            pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                            "git push needs network access (disabled in config)");
         else
-            guard(v, "tool 'git_ops' is disabled while network access is disabled because "
-                     "repository-controlled Git helpers are not network-isolated");
+            pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                            "tool 'git_ops' is disabled while network access is disabled because "
+                            "repository-controlled Git helpers are not network-isolated");
         return false;
     }
     return true;

@@ -179,6 +179,9 @@ struct pd_verdict {
 };
 
 void pd_verdict_allow(struct pd_verdict *v);
+/* Make v a deny with reason, key and a formatted message (pattern NULL). */
+__attribute__((format(printf, 4, 5))) void pd_verdict_deny(struct pd_verdict *v, const char *reason,
+                                                           const char *key, const char *fmt, ...);
 
 /* Judge one file-system operation on path (relative paths against base, an
  * absolute directory; NULL base = workspace). */

@@ -207,3 +207,18 @@ Test(compiled, refuses_broken_text)
                  -1);
     cr_expect(strstr(err, "bogus") != NULL, "%s", err);
 }
+
+Test(verdict, deny_fills_reason_key_and_message)
+{
+    struct pd_verdict v;
+    pd_verdict_allow(&v);
+    pd_verdict_deny(&v, PD_REASON_NETWORK, "allow_network", "%s needs the network", "curl");
+    cr_expect(v.deny);
+    cr_expect_str_eq(v.reason, PD_REASON_NETWORK);
+    cr_expect_str_eq(v.key, "allow_network");
+    cr_expect_null(v.pattern);
+    cr_expect_str_eq(v.message, "curl needs the network");
+    pd_verdict_allow(&v);
+    cr_expect(!v.deny);
+    cr_expect_null(v.reason);
+}
