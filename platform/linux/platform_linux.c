@@ -92,11 +92,13 @@ int pd_platform_apply(const struct pd_sandbox_spec *spec, const struct pd_platfo
     /* Fail closed even if the caller skipped the check. */
     if (pd_platform_check(spec, info, err, errlen, NULL, 0) < 0)
         return -1;
-    if (pd_rlimits_apply(&spec->limits, err, errlen) < 0)
+    if (pd_rlimits_apply_early(&spec->limits, err, errlen) < 0)
         return -1;
     if (pd_landlock_apply(spec, info->landlock_abi, err, errlen) < 0)
         return -1;
     if (pd_seccomp_apply(spec->allow_network, err, errlen) < 0)
+        return -1;
+    if (pd_rlimits_apply_as(&spec->limits, err, errlen) < 0)
         return -1;
     return 0;
 }

@@ -36,7 +36,14 @@ static int lower_limit(resource_t resource, unsigned long long want, const char 
     return 0;
 }
 
-int pd_rlimits_apply(const struct pd_limits *lim, char *err, size_t errlen)
+int pd_rlimits_apply_as(const struct pd_limits *lim, char *err, size_t errlen)
+{
+    if (lim->mem_bytes == 0)
+        return 0;
+    return lower_limit(RLIMIT_AS, lim->mem_bytes, "address space limit", err, errlen);
+}
+
+int pd_rlimits_apply_early(const struct pd_limits *lim, char *err, size_t errlen)
 {
     const struct {
         resource_t resource;
@@ -44,7 +51,6 @@ int pd_rlimits_apply(const struct pd_limits *lim, char *err, size_t errlen)
         const char *what;
     } limits[] = {
         {RLIMIT_CPU, lim->cpu_sec, "CPU time limit"},
-        {RLIMIT_AS, lim->mem_bytes, "address space limit"},
         {RLIMIT_NPROC, lim->nproc, "process limit"},
         {RLIMIT_FSIZE, lim->fsize_bytes, "file size limit"},
         {RLIMIT_NOFILE, lim->nofile, "open file limit"},
@@ -61,4 +67,11 @@ int pd_rlimits_apply(const struct pd_limits *lim, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int pd_rlimits_apply(const struct pd_limits *lim, char *err, size_t errlen)
+{
+    if (pd_rlimits_apply_early(lim, err, errlen) < 0)
+        return -1;
+    return pd_rlimits_apply_as(lim, err, errlen);
 }
