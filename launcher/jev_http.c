@@ -10,7 +10,7 @@
 #include "launcher/jev.h"
 
 #include <arpa/inet.h>
-#include <curl/curl.h>
+#include "launcher/curl_dl.h"
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -20,6 +20,7 @@
 #include <strings.h>
 
 static long timeout_ms = PD_JEV_TIMEOUT_MS;
+static const struct pd_curl_api *C; /* libcurl, loaded by pd_jev_http_post */
 
 long pd_jev_timeout_ms(void)
 {
@@ -134,7 +135,7 @@ static CURLcode global_rc = CURLE_FAILED_INIT;
 
 static void global_init(void)
 {
-    global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    global_rc = C->global_init(CURL_GLOBAL_DEFAULT);
 }
 
 /* Is host (as the URL parser returns it) a loopback address? */
@@ -164,19 +165,19 @@ static bool host_is_loopback(const char *host)
 /* Only https, or http to a loopback host. */
 static int check_url(const char *url, char *err, size_t errlen)
 {
-    CURLU *u = curl_url();
+    CURLU *u = C->url();
     if (u == NULL)
         return fail(err, errlen, "jev: request failed: out of memory");
     int rc = -1;
     char *scheme = NULL;
     char *host = NULL;
-    CURLUcode uc = curl_url_set(u, CURLUPART_URL, url, 0);
+    CURLUcode uc = C->url_set(u, CURLUPART_URL, url, 0);
     if (uc != CURLUE_OK) {
-        fail(err, errlen, "jev: bad JEV_API_URL: %s", curl_url_strerror(uc));
+        fail(err, errlen, "jev: bad JEV_API_URL: %s", C->url_strerror(uc));
         goto out;
     }
-    if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+    if (C->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+        C->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
         fail(err, errlen, "jev: bad JEV_API_URL: no scheme or host");
         goto out;
     }
@@ -187,9 +188,9 @@ static int check_url(const char *url, char *err, size_t errlen)
     else
         fail(err, errlen, "jev: bad JEV_API_URL: scheme must be https");
 out:
-    curl_free(scheme);
-    curl_free(host);
-    curl_url_cleanup(u);
+    C->free(scheme);
+    C->free(host);
+    C->url_cleanup(u);
     return rc;
 }
 
@@ -234,7 +235,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
     struct sink *s = ud;
     size_t n = size * nmemb;
     long code = 0;
-    if (curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK || code != 200) {
+    if (C->easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK || code != 200) {
         s->bad_status = true;
         return 0;
     }
@@ -268,7 +269,7 @@ static void free_headers(struct curl_slist *list)
     for (struct curl_slist *l = list; l != NULL; l = l->next)
         if (l->data != NULL)
             explicit_bzero(l->data, strlen(l->data));
-    curl_slist_free_all(list);
+    C->slist_free_all(list);
 }
 
 int pd_jev_http_post(const char *url, const char *key, const char *body, size_t body_len,
@@ -276,9 +277,12 @@ int pd_jev_http_post(const char *url, const char *key, const char *body, size_t 
 {
     *resp = NULL;
     *resp_len = 0;
+    char dl_err[256];
+    if (!C && !(C = pd_curl(dl_err, sizeof dl_err)))
+        return fail(err, errlen, "jev: request failed: %s", dl_err);
     pthread_once(&global_once, global_init);
     if (global_rc != CURLE_OK)
-        return fail(err, errlen, "jev: request failed: %s", curl_easy_strerror(global_rc));
+        return fail(err, errlen, "jev: request failed: %s", C->easy_strerror(global_rc));
     if (check_url(url, err, errlen) != 0)
         return -1;
 
@@ -290,7 +294,7 @@ int pd_jev_http_post(const char *url, const char *key, const char *body, size_t 
 
     size_t auth_len = strlen("Authorization: Bearer ") + strlen(key) + 1;
     char *auth = malloc(auth_len);
-    s.h = curl_easy_init();
+    s.h = C->easy_init();
     if (auth == NULL || s.h == NULL) {
         fail(err, errlen, "jev: request failed: out of memory");
         goto out;
@@ -299,7 +303,7 @@ int pd_jev_http_post(const char *url, const char *key, const char *body, size_t 
     const char *const lines[] = {auth, "Content-Type: application/json", "Accept: application/json",
                                  "Expect:"};
     for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-        struct curl_slist *l = curl_slist_append(headers, lines[i]);
+        struct curl_slist *l = C->slist_append(headers, lines[i]);
         if (l == NULL) {
             fail(err, errlen, "jev: request failed: out of memory");
             goto out;
@@ -314,7 +318,7 @@ int pd_jev_http_post(const char *url, const char *key, const char *body, size_t 
 #define SET(opt, val)                                                                              \
     do {                                                                                           \
         if (set == CURLE_OK)                                                                       \
-            set = curl_easy_setopt(h, opt, val);                                                   \
+            set = C->easy_setopt(h, opt, val);                                                     \
     } while (0)
     SET(CURLOPT_URL, url);
     SET(CURLOPT_PROTOCOLS_STR, "http,https");
@@ -336,13 +340,13 @@ int pd_jev_http_post(const char *url, const char *key, const char *body, size_t 
         SET(CURLOPT_NOPROXY, no_proxy);
 #undef SET
     if (set != CURLE_OK) {
-        fail(err, errlen, "jev: request failed: %s", curl_easy_strerror(set));
+        fail(err, errlen, "jev: request failed: %s", C->easy_strerror(set));
         goto out;
     }
 
-    CURLcode cc = curl_easy_perform(h);
+    CURLcode cc = C->easy_perform(h);
     long code = 0;
-    if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK)
+    if (C->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK)
         code = 0;
     if (s.bad_status || (code != 0 && code != 200)) {
         status_error(code, err, errlen);
@@ -354,7 +358,7 @@ int pd_jev_http_post(const char *url, const char *key, const char *body, size_t 
         size_t n = strlen(curl_err);
         while (n > 0 && (curl_err[n - 1] == '\n' || curl_err[n - 1] == '\r'))
             curl_err[--n] = '\0';
-        fail(err, errlen, "jev: request failed: %s", n > 0 ? curl_err : curl_easy_strerror(cc));
+        fail(err, errlen, "jev: request failed: %s", n > 0 ? curl_err : C->easy_strerror(cc));
     } else if (code != 200) {
         status_error(code, err, errlen);
     } else {
@@ -372,7 +376,7 @@ int pd_jev_http_post(const char *url, const char *key, const char *body, size_t 
     }
 out:
     if (s.h != NULL)
-        curl_easy_cleanup(s.h);
+        C->easy_cleanup(s.h);
     free_headers(headers);
     if (auth != NULL) {
         explicit_bzero(auth, strlen(auth));
