@@ -49,8 +49,8 @@ static void run_cases(const struct shell_case *cases, size_t n)
         if (v.deny) {
             cr_expect_str_eq(v.reason, cases[k].reason, "`%s`: %s", cases[k].cmd, v.message);
             if (cases[k].fragment)
-                cr_expect(strstr(v.message, cases[k].fragment) != NULL,
-                          "`%s`: '%s' not in '%s'", cases[k].cmd, cases[k].fragment, v.message);
+                cr_expect(strstr(v.message, cases[k].fragment) != NULL, "`%s`: '%s' not in '%s'",
+                          cases[k].cmd, cases[k].fragment, v.message);
         }
     }
 }
@@ -123,11 +123,13 @@ Test(gate_agent, agent_tools, .fini = teardown)
         {"Read", "{\"file_path\":\"/usr/include/stdio.h\"}", NULL},
         {"Grep", "{\"pattern\":\"K\",\"path\":\"{WS}/.env\"}", PD_REASON_SECRET},
         {"WebFetch", "{\"url\":\"https://example.com\",\"prompt\":\"x\"}", PD_REASON_NETWORK},
-        {"apply_patch", "{\"command\":\"*** Begin Patch\\n*** Add File: src/.env\\n+X\\n*** End "
-                        "Patch\\n\"}",
+        {"apply_patch",
+         "{\"command\":\"*** Begin Patch\\n*** Add File: src/.env\\n+X\\n*** End "
+         "Patch\\n\"}",
          PD_REASON_SECRET},
-        {"apply_patch", "{\"command\":\"*** Begin Patch\\n*** Update File: src/app.py\\n*** End "
-                        "Patch\\n\"}",
+        {"apply_patch",
+         "{\"command\":\"*** Begin Patch\\n*** Update File: src/app.py\\n*** End "
+         "Patch\\n\"}",
          NULL},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -158,9 +160,10 @@ Test(gate_agent, agent_tools, .fini = teardown)
 
 Test(compiled, round_trip_keeps_every_decision, .fini = teardown)
 {
-    setup("allow_paths = [\"src/\", \"/opt/build\"]\ndeny_globs = [\"*.log\", \"we\\\\ird\\nname\"]\n"
-          "allow_binaries = [\"python3\"]\nallow_network = true\ntimeout_sec = 7\n"
-          "protected_paths = [\"Makefile\"]\njev_threshold = 0.25\njev_on_error = \"allow\"\n");
+    setup(
+        "allow_paths = [\"src/\", \"/opt/build\"]\ndeny_globs = [\"*.log\", \"we\\\\ird\\nname\"]\n"
+        "allow_binaries = [\"python3\"]\nallow_network = true\ntimeout_sec = 7\n"
+        "protected_paths = [\"Makefile\"]\njev_threshold = 0.25\njev_on_error = \"allow\"\n");
     cr_assert_eq(pd_ctx_add_root(&ctx, "/dev/shm"), 0);
     char *text = pd_compile(&ctx);
     cr_assert_not_null(text);
