@@ -158,15 +158,7 @@ int pdw_execve(const char *path, char *const argv[], char *const envp[])
 
 int pdw_execv(const char *path, char *const argv[])
 {
-    PD_NEED(execve, -1);
-    struct pd_call call;
-    struct pd_envbuf env;
-    bool denied;
-    if (!prepare(&call, path, false, environ, &env, &denied))
-        return pd_real.execve(path, argv, environ);
-    if (denied)
-        return -1;
-    return failed(&env, pd_real.execve(path, argv, env.v));
+    return pdw_execve(path, argv, environ);
 }
 
 int pdw_execvpe(const char *file, char *const argv[], char *const envp[])
@@ -184,15 +176,7 @@ int pdw_execvpe(const char *file, char *const argv[], char *const envp[])
 
 int pdw_execvp(const char *file, char *const argv[])
 {
-    PD_NEED(execvpe, -1);
-    struct pd_call call;
-    struct pd_envbuf env;
-    bool denied;
-    if (!prepare(&call, file, true, environ, &env, &denied))
-        return pd_real.execvpe(file, argv, environ);
-    if (denied)
-        return -1;
-    return failed(&env, pd_real.execvpe(file, argv, env.v));
+    return pdw_execvpe(file, argv, environ);
 }
 
 /* The file a descriptor names, for fexecve and execveat(AT_EMPTY_PATH). */
