@@ -250,22 +250,18 @@ class InteractiveTest(ExecBase):
         os.write(fd, b"\x1a")
         buf = read_until(fd, b"Stopped", 10, buf)
         self.assertIn(b"Stopped", buf)
-        # bash discards typeahead while it reports the stopped job: wait for
-        # its next prompt, and for fg to name the job it resumes
-        mark = len(buf)
-        buf = read_until(fd, b"\n$ ", 10, buf)
-        while b"\n$ " not in buf[mark:]:
-            more = read_until(fd, b"\n$ ", 10, buf)
-            if more == buf:
+        # bash flushes typeahead when it sets up the terminal for its next
+        # prompt (TCSAFLUSH): send fg until bash echoes it and names the job
+        resumed = False
+        for _ in range(6):
+            time.sleep(0.5)
+            mark = len(buf)
+            os.write(fd, b"fg\n")
+            buf = read_until(fd, b"\x00never", 2, buf)
+            if b"paldron exec" in buf[mark:]:
+                resumed = True
                 break
-            buf = more
-        os.write(fd, b"fg\n")
-        mark = len(buf)
-        while b"paldron exec" not in buf[mark:]:
-            more = read_until(fd, b"\x00never", 1, buf)
-            if more == buf:
-                break
-            buf = more
+        self.assertTrue(resumed, "fg never resumed the job: %r" % buf)
         time.sleep(0.5)
         os.write(fd, b"hello\n")
         buf = read_until(fd, b"exit 0", 20, buf)
