@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
+#include "platform/platform.h"
 
 void pd_err(const char *fmt, ...)
 {
@@ -199,4 +200,11 @@ int pd_cli_load(const struct pd_cli *cli, struct pd_policy *pol, struct pd_ctx *
     }
     pd_ctx_set_path_env(ctx, getenv("PATH"));
     return 0;
+}
+
+bool pd_isolation_available(void)
+{
+    struct pd_platform_info info;
+    pd_platform_probe(&info);
+    return info.landlock_abi >= 4 && info.seccomp;
 }

@@ -6,7 +6,6 @@
 #include <cjson/cJSON.h>
 
 #include "launcher/launcher.h"
-#include "platform/platform.h"
 
 static void check_help(void)
 {
@@ -56,13 +55,6 @@ static void print_json(const char *tool, const struct pd_verdict *v)
     cJSON_Delete(o);
 }
 
-static bool isolation_available(void)
-{
-    struct pd_platform_info info;
-    pd_platform_probe(&info);
-    return info.landlock_abi >= 4 && info.seccomp;
-}
-
 int pd_cmd_check(const struct pd_cli *cli)
 {
     if (cli->help) {
@@ -83,7 +75,7 @@ int pd_cmd_check(const struct pd_cli *cli)
     const char *tool = cli->argv[0];
     struct pd_verdict v;
     struct pd_error err;
-    if (pd_gate_tool_call(&ctx, tool, cli->argc > 1 ? cli->argv[1] : NULL, isolation_available(),
+    if (pd_gate_tool_call(&ctx, tool, cli->argc > 1 ? cli->argv[1] : NULL, pd_isolation_available(),
                           &v, &err)) {
         pd_err("%s", err.msg);
         rc = PD_EXIT_BROKEN;

@@ -77,14 +77,11 @@ static int explain_command(const struct pd_ctx *ctx, int argc, char **argv)
         printf("        (not found on PATH: the run would fail)\n");
     bool any = v.deny;
     for (int k = 1; k < argc; k++) {
-        const char *arg = argv[k];
-        if (arg[0] == '-') {
-            const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
-            if (!eq || !pd_looks_like_path(eq + 1, NULL))
-                continue;
-            arg = eq + 1;
-        } else if (!pd_looks_like_path(arg, ctx->workspace)) {
-            printf("%-7s not a path: %s\n", "arg", arg);
+        /* the argv gate's own rule (pd_gate_argv), so explain says what it does */
+        const char *arg = pd_path_arg(argv[k], ctx->workspace);
+        if (!arg) {
+            if (argv[k][0] != '-')
+                printf("%-7s not a path: %s\n", "arg", argv[k]);
             continue;
         }
         pd_gate_path(ctx, PD_OP_NAME, NULL, arg, &v);

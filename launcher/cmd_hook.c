@@ -12,7 +12,6 @@
 #include <cjson/cJSON.h>
 
 #include "launcher/launcher.h"
-#include "platform/platform.h"
 
 #define HOOK_INPUT_MAX (16u << 20)
 
@@ -131,13 +130,10 @@ static int judge(const struct pd_cli *cli, const char *cwd, const char *tool, co
     pd_ctx_set_path_env(&ctx, getenv("PATH"));
     char *args = cJSON_PrintUnformatted(input);
     struct pd_verdict v;
-    struct pd_platform_info info;
-    pd_platform_probe(&info);
     int rc;
     if (!args) {
         rc = hook_broken("out of memory");
-    } else if (pd_gate_tool_call(&ctx, tool, args, info.landlock_abi >= 4 && info.seccomp, &v,
-                                 &err)) {
+    } else if (pd_gate_tool_call(&ctx, tool, args, pd_isolation_available(), &v, &err)) {
         rc = hook_broken("%s", err.msg);
     } else if (v.deny) {
         char line[2 * PD_MSG_MAX];

@@ -40,6 +40,11 @@ int pd_cli_parse(int argc, char **argv, struct pd_cli *cli);
 int pd_cli_load(const struct pd_cli *cli, struct pd_policy *pol, struct pd_ctx *ctx);
 
 void pd_usage(bool to_stdout);
+
+/* Does this machine offer what `paldron exec` needs to isolate a command
+ * with the network off (Landlock ABI 4 and seccomp)? execute_code is allowed
+ * by `check` only then. */
+bool pd_isolation_available(void);
 int pd_cmd_check(const struct pd_cli *cli);
 int pd_cmd_hook(const struct pd_cli *cli);
 int pd_cmd_schema(const struct pd_cli *cli);

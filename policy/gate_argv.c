@@ -70,6 +70,15 @@ bool pd_looks_like_path(const char *arg, const char *base)
     return dot && dot[1];
 }
 
+const char *pd_path_arg(const char *arg, const char *base)
+{
+    if (arg[0] == '-') {
+        const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
+        return eq && pd_looks_like_path(eq + 1, base) ? eq + 1 : NULL;
+    }
+    return pd_looks_like_path(arg, base) ? arg : NULL;
+}
+
 static bool is_exec_file(const char *path)
 {
     struct stat st;
@@ -208,15 +217,9 @@ void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct p
         return;
     bool missing_bin = *missing;
     for (int k = 1; k < argc; k++) {
-        const char *arg = argv[k];
-        if (arg[0] == '-') {
-            const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
-            if (!eq || !pd_looks_like_path(eq + 1, c->workspace))
-                continue;
-            arg = eq + 1;
-        } else if (!pd_looks_like_path(arg, c->workspace)) {
+        const char *arg = pd_path_arg(argv[k], c->workspace);
+        if (!arg)
             continue;
-        }
         pd_gate_path(c, PD_OP_NAME, c->workspace, arg, v);
         if (v->deny)
             return;

@@ -198,14 +198,8 @@ static void check_execute_code(const struct pd_ctx *c, const cJSON *args, struct
             pd_gate_binary(c, words.v[0], dir, v, &missing);
         }
         for (size_t k = 1; k < words.n && !v->deny; k++) {
-            const char *w = words.v[k];
-            if (w[0] == '-') {
-                const char *eq = w[1] == '-' ? strchr(w, '=') : NULL;
-                if (!eq)
-                    continue;
-                w = eq + 1;
-            }
-            if (pd_looks_like_path(w, dir))
+            const char *w = pd_path_arg(words.v[k], dir);
+            if (w)
                 pd_gate_path(c, PD_OP_NAME, dir, w, v);
         }
         if (!v->deny)

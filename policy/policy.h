@@ -191,6 +191,11 @@ void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const
 /* Does arg look like a path? (flags, numbers, versions, URLs and prose are not.) */
 bool pd_looks_like_path(const char *arg, const char *base);
 
+/* The part of a command argument to judge as a path: the argument itself,
+ * or the value of --opt=value, when it looks like a path (relative to
+ * base); NULL for flags, numbers, URLs, prose. */
+const char *pd_path_arg(const char *arg, const char *base);
+
 /* Resolve a program name as execvp would (PATH from the context; a name with
  * '/' against base). Writes the absolute invocation path. Returns 0 or -1. */
 int pd_resolve_program(const struct pd_ctx *c, const char *name, const char *base, char *out,

@@ -225,3 +225,15 @@ Test(verdict, deny_fills_reason_key_and_message)
     cr_expect(!v.deny);
     cr_expect_null(v.reason);
 }
+
+Test(path_arg, flags_values_and_prose, .fini = teardown)
+{
+    setup("");
+    cr_expect_str_eq(pd_path_arg("src/app.py", ws), "src/app.py");
+    cr_expect_str_eq(pd_path_arg("--file=/etc/shadow", ws), "/etc/shadow");
+    cr_expect_str_eq(pd_path_arg("--out=.env", ws), ".env", "an existing name is a path");
+    cr_expect_null(pd_path_arg("-v", ws));
+    cr_expect_null(pd_path_arg("--jobs=4", ws));
+    cr_expect_null(pd_path_arg("hello world", ws));
+    cr_expect_null(pd_path_arg("1.5", ws));
+}
