@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "launcher/exec_findings.h"
@@ -37,12 +38,29 @@ struct pd_exec_lists {
     size_t nowned;
 };
 
+/* A growable list of owned strings. */
+struct pd_strlist {
+    char **v;
+    size_t n, cap;
+};
+
+/* exec_ns.c: the namespace floor's storage behind spec.ns. */
+#define PD_KEEP_MAX 64
+struct pd_exec_ns {
+    struct pd_keep keep[PD_KEEP_MAX];
+    size_t nkeep;
+    struct pd_strlist hide, readonly, sockets;
+    struct pd_ns_report *report; /* a MAP_SHARED page the child writes */
+    char **envp;                 /* the environment with TMPDIR=/tmp (pointers into envp) */
+};
+
 struct pd_exec_plan {
     const struct pd_ctx *ctx;
     bool isolated;                /* require_os_isolation: kernel layers on */
     struct pd_platform_info info; /* isolated only */
     struct pd_sandbox_spec spec;  /* isolated only */
     struct pd_exec_lists lists;
+    struct pd_exec_ns ns;           /* isolated only */
     struct pd_limits limits;        /* also applied in degraded mode */
     char program[PD_PATH_MAX];      /* absolute invocation path, the new argv[0] */
     char program_real[PD_PATH_MAX]; /* with every link resolved */
@@ -87,6 +105,21 @@ void pd_exec_tool_home(const char *var, const char *dflt, char *out, size_t outl
  * the program and the temp home. Returns 0 or -1 (ENOMEM). */
 int pd_exec_spec(struct pd_exec_plan *p);
 void pd_exec_spec_free(struct pd_exec_plan *p);
+
+/* exec_ns.c: fill p->spec.ns (and p->ns) after the snapshot: what to
+ * bind back under the private /tmp, mask and make read-only, the host
+ * sockets out of reach, the report page. Returns 0 or -1 (errno). */
+struct pd_scan;
+int pd_exec_ns_plan(struct pd_exec_plan *p, const struct pd_scan *scan);
+/* The environment the command gets: TMPDIR=/tmp when the namespaces were
+ * entered (called in the child, after pd_platform_apply). */
+char **pd_exec_ns_envp(const struct pd_exec_plan *p);
+/* After the run: the coverage line of the namespace floor. Missing
+ * namespaces are always said (every protection lacking, and why); what the
+ * floor held (masks counted) only when always is set: a program ran that
+ * the live gate could not see, or PALDRON_DEBUG. */
+void pd_exec_ns_coverage(const struct pd_exec_plan *p, bool always, FILE *out);
+void pd_exec_ns_free(struct pd_exec_plan *p);
 
 /* exec_child.c: the child before execve: own process group, stdin /dev/null,
  * stdout/stderr to the pipes (interactive: paldron's process group and

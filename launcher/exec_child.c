@@ -154,7 +154,7 @@ void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int er
     } else if (lower_limits(&p->limits, &which) != 0) {
         fail(errfd, "rlimit", which, errno, NULL);
     }
-    execve(p->program, p->argv, p->envp);
+    execve(p->program, p->argv, p->isolated ? pd_exec_ns_envp(p) : p->envp);
     fail(errfd, "execve", p->program, errno, NULL);
 }
 

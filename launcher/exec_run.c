@@ -107,8 +107,11 @@ static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
         pd_err("sandbox: %s", err);
         return -1;
     }
-    /* The temp home and /dev/shm are writable roots for the gate too. */
-    if (pd_ctx_add_root(ctx, p->rundir.home) != 0 || pd_ctx_add_root(ctx, "/dev/shm") != 0) {
+    /* The temp home and /dev/shm are writable roots for the gate too, and
+     * so is /tmp when the run gets its own (where the host refuses the
+     * namespaces, Landlock still refuses /tmp). */
+    if (pd_ctx_add_root(ctx, p->rundir.home) != 0 || pd_ctx_add_root(ctx, "/dev/shm") != 0 ||
+        (p->isolated && ctx->policy->namespaces && pd_ctx_add_root(ctx, "/tmp") != 0)) {
         pd_err("sandbox: %s", strerror(errno));
         return -1;
     }
@@ -254,6 +257,7 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
 
     if (resolve(p, argv[0], missing) != 0)
         goto out;
+    ctx->private_net = p->isolated && pol->namespaces && !pol->allow_network;
     if (prepare_rundir(p, ctx) != 0 || prepare_live(p, &live, opts->audit, opts->log) != 0)
         goto out;
     if (p->isolated && prepare_isolation(p) != 0)
@@ -281,6 +285,10 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
         pd_err("%s", oerr);
         goto out;
     }
+    if (p->isolated && pd_exec_ns_plan(p, scan) != 0) {
+        pd_err("sandbox: plan the namespaces: %s", strerror(errno));
+        goto out;
+    }
     pd_scan_fence(scan);
 
     pd_exec_supervise(p, o);
@@ -296,6 +304,8 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     if (why)
         pd_live_note_unmonitored(&live, p->program_real, why);
     pd_live_notes(&live, pol, stderr);
+    const char *debug = getenv("PALDRON_DEBUG");
+    pd_exec_ns_coverage(p, live.ncoverage > 0 || (debug && strcmp(debug, "1") == 0), stderr);
     pd_scan_compare(scan, &layer, &warn);
     pd_findings_sort(&layer);
     pd_findings_take(&deny, &layer);
@@ -319,6 +329,7 @@ out:
     pd_findings_free(&layer);
     if (p) {
         remove_rundir(p, o);
+        pd_exec_ns_free(p);
         pd_exec_spec_free(p);
         pd_exec_env_free(p->envp);
         free(p->argv);

@@ -98,6 +98,10 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->dev[n] = devices[n];
     s->dev_paths = (struct pd_path_list){l->dev, n};
 
+    /* Every directory may be listed (ls /, ls /home) where file permissions
+     * allow; what may be read stays the lists above. */
+    static const char *const root[] = {"/"};
+    s->list_paths = (struct pd_path_list){root, 1};
     s->allow_network = pol->allow_network;
     s->limits = p->limits;
     return 0;

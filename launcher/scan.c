@@ -579,6 +579,26 @@ size_t pd_scan_each_denied_file(const struct pd_scan *s, void (*fn)(const char *
     return n;
 }
 
+size_t pd_scan_each_denied_top(const struct pd_scan *s,
+                               void (*fn)(const char *path, bool dir, void *user), void *user)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < s->st.n; k++) {
+        const struct rec *r = &s->st.v[k];
+        if (!(r->flags & F_DENIED))
+            continue;
+        const char *path = pd_store_path(&s->st, k);
+        const char *slash = strrchr(path, '/');
+        long parent =
+            slash && slash != path ? pd_store_find(&s->st, path, (size_t)(slash - path)) : -1;
+        if (parent >= 0 && (s->st.v[parent].flags & F_DENIED))
+            continue;
+        fn(path, r->kind == REC_DIR, user);
+        n++;
+    }
+    return n;
+}
+
 void pd_scan_free(struct pd_scan *s)
 {
     if (!s)

@@ -55,6 +55,13 @@ size_t pd_scan_nfiles(const struct pd_scan *s);
 size_t pd_scan_each_denied_file(const struct pd_scan *s, void (*fn)(const char *path, void *user),
                                 void *user);
 
+/* Call fn for every outermost entry the snapshot recorded as denied (a
+ * denied directory stands for everything below it), with its absolute path
+ * and whether it is a directory. The namespace floor masks them. Returns
+ * how many. */
+size_t pd_scan_each_denied_top(const struct pd_scan *s,
+                               void (*fn)(const char *path, bool dir, void *user), void *user);
+
 void pd_scan_free(struct pd_scan *s);
 
 #endif

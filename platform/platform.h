@@ -4,9 +4,12 @@
  *   pd_platform_probe(&info)                 in the parent, before fork: what the kernel offers
  *   pd_platform_check(&spec, &info, ...)     in the parent: can the spec be enforced? else refuse
  *   fork(); in the child, single-threaded, right before execve:
- *   pd_platform_apply(&spec, &info, ...)     rlimits -> Landlock -> no_new_privs -> seccomp
+ *   pd_platform_apply(&spec, &info, ...)     namespaces -> rlimits -> Landlock ->
+ *                                            no_new_privs -> seccomp
  *
- * Linux backend: Landlock (ABI negotiated up to 7), seccomp via libseccomp,
+ * Linux backend: user, mount, IPC and network namespaces (the kernel floor
+ * for what Landlock cannot say; a reported fallback where they are
+ * refused), Landlock (ABI negotiated up to 7), seccomp via libseccomp,
  * rlimits. Other systems: a stub whose probe reports no isolation and whose
  * apply fails (fail closed). No function here exits or prints. */
 #ifndef PALDRON_PLATFORM_H
@@ -40,13 +43,58 @@ struct pd_path_list {
     size_t n;
 };
 
+/* What the namespace step did, written by the child for the launcher
+ * (memory both can see: a MAP_SHARED page). */
+enum pd_ns_state {
+    PD_NS_NOT_TRIED = 0, /* namespaces off (policy) or not reached */
+    PD_NS_ACTIVE,        /* entered; the mount work below is done */
+    PD_NS_REFUSED,       /* the kernel refused them: the run went on without (fallback) */
+};
+struct pd_ns_report {
+    int state;                 /* enum pd_ns_state */
+    bool user_ns;              /* a user namespace was entered (false as real root) */
+    bool net_ns;               /* a network namespace with only lo */
+    unsigned hidden, readonly; /* secrets masked, protected paths made read-only */
+    unsigned sockets;          /* host UNIX sockets made unreachable */
+    char cause[160];           /* PD_NS_REFUSED: why */
+};
+
+/* A path that a private /tmp or /dev/shm would hide and that the command
+ * needs: bound back at the same place. */
+enum pd_keep_mode {
+    PD_KEEP_READ,  /* read-only, no execution */
+    PD_KEEP_EXEC,  /* read-only, execution allowed */
+    PD_KEEP_WRITE, /* writable */
+};
+struct pd_keep {
+    const char *path;
+    enum pd_keep_mode mode;
+};
+
+/* The namespace floor (platform/linux/ns_*.c). */
+struct pd_ns_spec {
+    bool enable;                /* enter namespaces (policy key namespaces) */
+    bool require;               /* refused -> apply fails (require_namespaces) */
+    const char *workdir;        /* the working directory, entered again after the mounts */
+    const struct pd_keep *keep; /* sorted parents first; under /tmp or /dev/shm */
+    size_t nkeep;
+    struct pd_path_list hide;     /* secrets: an empty, unreadable, read-only file or
+                                     directory mounted over each */
+    struct pd_path_list readonly; /* protected paths: bound read-only onto themselves */
+    struct pd_path_list sockets;  /* host UNIX sockets: an unconnectable file over each */
+    struct pd_ns_report *report;  /* may be NULL */
+};
+
 struct pd_sandbox_spec {
     struct pd_path_list exec_paths;  /* read + execute (system dirs, the program) */
     struct pd_path_list read_paths;  /* read only (workspace, /proc, policy file) */
     struct pd_path_list write_paths; /* every right (writable roots, temp home, /dev/shm) */
     struct pd_path_list dev_paths;   /* read + write + ioctl on device files (/dev/null, tty...) */
-    bool allow_network;              /* false: no TCP (Landlock), only AF_UNIX and AF_NETLINK
+    struct pd_path_list list_paths;  /* directory listing only (every directory beneath) */
+    bool allow_network;              /* false: a network namespace with only lo; where there is
+                                        none, no TCP (Landlock) and only AF_UNIX and AF_NETLINK
                                         sockets (seccomp) */
+    struct pd_ns_spec ns;
     struct pd_limits limits;
 };
 
@@ -61,6 +109,7 @@ int pd_platform_check(const struct pd_sandbox_spec *spec, const struct pd_platfo
                       char *err, size_t errlen, char *warn, size_t warnlen);
 
 /* Apply every layer to the calling thread (and what it execs), in order:
+ * namespaces (spec->ns; a refusal is a fallback unless ns.require),
  * rlimits (RLIMIT_CORE 0), Landlock (fs + net + scopes, as far as info->abi
  * allows), PR_SET_NO_NEW_PRIVS, seccomp. It first repeats pd_platform_check
  * (same messages), so nothing runs with less than the check requires. Every

@@ -9,7 +9,7 @@
  *
  * Values escape '\\' as "\\\\" and newline as "\\n". Context keys: workspace,
  * home, path, root (every writable root, policy roots first), npolicy_roots,
- * file (the policy file). */
+ * private_net, file (the policy file). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +49,7 @@ char *pd_compile(const struct pd_ctx *c)
     for (size_t k = 0; k < c->nroots; k++)
         put(f, "root", c->roots[k]);
     fprintf(f, "npolicy_roots %zu\n", c->npolicy_roots);
+    fprintf(f, "private_net %d\n", c->private_net ? 1 : 0);
     if (p->file)
         put(f, "file", p->file);
 #define PD_KEY_STRV(name, doc)                                                                     \
@@ -130,6 +131,8 @@ static int set_context(struct pd_ctx *c, struct pd_policy *p, const char *key, c
         snprintf(c->path_env, sizeof c->path_env, "%s", value);
     else if (strcmp(key, "npolicy_roots") == 0)
         c->npolicy_roots = (size_t)strtoul(value, NULL, 10);
+    else if (strcmp(key, "private_net") == 0)
+        c->private_net = strcmp(value, "1") == 0;
     else if (strcmp(key, "file") == 0)
         return (p->file = strdup(value)) ? 0 : -1;
     else if (strcmp(key, "root") == 0) {

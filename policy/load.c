@@ -126,6 +126,12 @@ static int check_list(struct loader *L, const struct pd_toml_entry *e, const str
                             "policy malformed: output_patterns entry '%s' must be \"NAME: "
                             "PATTERN\" (NAME of letters, digits, _ . -)",
                             x);
+        } else if (strcmp(e->key, "allow_unix_sockets") == 0) {
+            if (x[0] != '/' || strstr(x, "/../") || strpbrk(x, "*?["))
+                return fail(L, e->line,
+                            "policy malformed: allow_unix_sockets entry '%s' must be the "
+                            "absolute path of one socket (no patterns)",
+                            x);
         } else if (strcmp(e->key, "output_scan_ignore") == 0) {
             /* rule names are checked against the scanner's list when a run starts */
         } else if (strcmp(e->key, "allow_paths") != 0 && pd_glob_check(x, msg, sizeof msg)) {

@@ -143,6 +143,11 @@ struct pd_ctx {
     char **roots;
     size_t nroots;
     size_t npolicy_roots; /* the first n roots come from the policy */
+    /* The run has a network namespace of its own with only lo (exec with
+     * namespaces and the network off): loopback and wildcard addresses are
+     * the run's own, not the host's. Where the host refuses the namespace,
+     * seccomp refuses IP sockets instead. */
+    bool private_net;
 };
 
 /* workspace: absolute directory (it is resolved with realpath); home may be

@@ -1,5 +1,10 @@
-/* preload/wrap_net.c - connect, bind, sendto and sendmsg on IP sockets, and
- * getaddrinfo, while allow_network is false. What the kernel layers would
+/* preload/wrap_net.c - connect, bind, sendto and
+ * sendmsg on IP sockets, and getaddrinfo, while allow_network is false.
+ * Under exec with namespaces (ctx.private_net) the run has a network
+ * namespace of its own with only lo, so loopback and the wildcard addresses
+ * are the run's own and pass (where the host refused the namespace,
+ * seccomp refuses the IP socket itself); for the live gate alone (paldron
+ * env) they are the host's. What the kernel layers would
  * say is what the caller sees: EACCES for connect and bind (Landlock's
  * answer for TCP), EPERM for sendto and sendmsg (seccomp's), EAI_FAIL for a
  * name lookup (glibc's resolver talks to the DNS server through internal
@@ -11,6 +16,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -44,6 +50,23 @@ static void addr_text(const struct sockaddr *sa, socklen_t len, char *out, size_
     }
 }
 
+/* 127.0.0.0/8, ::1, 0.0.0.0, :: and their IPv4-mapped forms. */
+static bool is_local(const struct sockaddr *sa, socklen_t len)
+{
+    if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+        uint32_t a = ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr);
+        return (a >> 24) == 127 || a == 0;
+    }
+    if (sa->sa_family != AF_INET6 || len < (socklen_t)sizeof(struct sockaddr_in6))
+        return false;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    if (IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a))
+        return true;
+    return IN6_IS_ADDR_V4MAPPED(a) &&
+           (a->s6_addr[12] == 127 ||
+            (a->s6_addr[12] | a->s6_addr[13] | a->s6_addr[14] | a->s6_addr[15]) == 0);
+}
+
 static bool net_ok(const struct pd_state *s, const char *op, const char *subject)
 {
     if (s->mode == PD_MODE_CLOSED)
@@ -68,6 +91,8 @@ static bool sockaddr_ok(struct pd_call *call, const char *op, const struct socka
     const struct pd_state *s = pd_enter(call);
     if (!s)
         return true;
+    if (s->mode != PD_MODE_CLOSED && s->ctx.private_net && is_local(sa, len))
+        return true; /* the caller leaves */
     char text[INET6_ADDRSTRLEN + 16];
     addr_text(sa, len, text, sizeof text);
     return net_ok(s, op, text);

@@ -114,6 +114,20 @@ static bool retry_plain(int err)
            err == EXDEV || err == EAGAIN || err == EOPNOTSUPP;
 }
 
+/* A read the kernel refused: the namespace floor masks the secrets that
+ * existed when the run started (an empty mode-0 file), so the kernel says
+ * EACCES before there is an opened file to judge. Judged by name then, so
+ * that a refused secret is still reported as what it is. */
+static int refused_read(const struct pd_state *s, struct pd_call *call, int dirfd,
+                        const char *path, int err)
+{
+    if (err == EACCES && !pd_path_ok(s, PD_OP_READ, dirfd, path, 0))
+        return pd_fail(call, EACCES);
+    pd_leave(call);
+    errno = err;
+    return -1;
+}
+
 static int open_read(const struct pd_state *s, struct pd_call *call, enum open_fn fn, int dirfd,
                      const char *path, int flags, mode_t mode)
 {
@@ -134,18 +148,11 @@ static int open_read(const struct pd_state *s, struct pd_call *call, enum open_f
         }
         ok = pd_opened_ok(s, fd, dirfd, path, absp);
     } else if (!retry_plain(errno)) {
-        int err = errno;
-        pd_leave(call);
-        errno = err;
-        return -1;
+        return refused_read(s, call, dirfd, path, errno);
     } else {
         fd = call_real(fn, dirfd, path, flags, mode);
-        if (fd < 0) {
-            int err = errno;
-            pd_leave(call);
-            errno = err;
-            return -1;
-        }
+        if (fd < 0)
+            return refused_read(s, call, dirfd, path, errno);
         ok = pd_opened_ok(s, fd, dirfd, path, NULL);
     }
     if (!ok) {

@@ -39,17 +39,56 @@ uint64_t pd_landlock_handled_net(int abi);
 uint64_t pd_landlock_handled_scopes(int abi);
 
 /* landlock.c: build the ruleset from spec's path lists, set no_new_privs and
- * restrict the calling thread. abi must be >= 1. */
-int pd_landlock_apply(const struct pd_sandbox_spec *spec, int abi, char *err, size_t errlen);
+ * restrict the calling thread. abi must be >= 1. ns: what the namespace
+ * step did (NULL: nothing): a private /tmp is writable, and a network
+ * namespace replaces the TCP rules (loopback servers keep working). */
+int pd_landlock_apply(const struct pd_sandbox_spec *spec, const struct pd_ns_report *ns, int abi,
+                      char *err, size_t errlen);
+
+/* ---- namespaces (ns_*.c) -------------------------------------------------
+ * Each returns 0 when done, PD_NS_REFUSE when the kernel refused in a way
+ * that means "no namespaces here" (cause in err), or -1 on any other
+ * failure (err names the step). */
+#define PD_NS_REFUSE 1
+
+/* ns_user.c: unshare user (unless real root), mount, IPC and (net) network
+ * namespaces; identity uid/gid maps. *user_ns: a user namespace was made. */
+int pd_ns_enter(bool net, bool *user_ns, char *err, size_t errlen);
+
+/* ns_net.c: bring lo up in the new network namespace. */
+int pd_ns_loopback_up(char *err, size_t errlen);
+
+/* ns_mount.c: mount propagation private, a new tmpfs on /tmp and /dev/shm,
+ * the spec's keep entries bound back (with their modes). */
+int pd_ns_private_tmp(const struct pd_ns_spec *ns, char *err, size_t errlen);
+
+/* ns_mask.c: protected paths read-only, secrets and host sockets masked;
+ * counts into report. Needs the private /tmp (the masks' source lives
+ * there until they are mounted). */
+int pd_ns_masks(const struct pd_ns_spec *ns, struct pd_ns_report *report, char *err, size_t errlen);
+
+/* ns_mount.c: bind src onto dst, then remount it with extra flags (MS_RDONLY,
+ * MS_NOEXEC, ...) added to those the mount already has (a user namespace may
+ * not drop them). extra 0: no remount. rec: MS_REC. */
+int pd_ns_bind(const char *src, const char *dst, unsigned long extra, bool rec, char *err,
+               size_t errlen);
+
+/* ns.c: the whole namespace step, as pd_platform_apply calls it. Fills
+ * report (state, counts, cause). Returns 0 (entered, or refused and not
+ * required), or -1 with err. */
+int pd_ns_apply(const struct pd_sandbox_spec *spec, struct pd_ns_report *report, char *err,
+                size_t errlen);
 
 /* seccomp.c: can this kernel load filters that kill the process? */
 bool pd_seccomp_available(void);
 
-/* seccomp.c: the filter for allow_network, not loaded (tests export it).
- * NULL with err on failure; the caller releases it with seccomp_release. */
-scmp_filter_ctx pd_seccomp_build(bool allow_network, char *err, size_t errlen);
+/* seccomp.c: the filter, not loaded (tests export it). any_socket: every
+ * socket family may be created (the network is on, or a network namespace
+ * holds it); false: only AF_UNIX and AF_NETLINK. NULL with err on failure;
+ * the caller releases it with seccomp_release. */
+scmp_filter_ctx pd_seccomp_build(bool any_socket, char *err, size_t errlen);
 
 /* seccomp.c: build and load the filter. */
-int pd_seccomp_apply(bool allow_network, char *err, size_t errlen);
+int pd_seccomp_apply(bool any_socket, char *err, size_t errlen);
 
 #endif

@@ -1,7 +1,8 @@
 /* platform/linux/landlock.c - the Landlock layer: one ruleset that handles
  * every right the kernel's ABI offers, so that whatever no rule grants is
- * denied; path rules from the spec's four lists; TCP bind/connect handled
- * with no port rules when the network is off; signal and abstract UNIX
+ * denied; path rules from the spec's lists; TCP bind/connect handled
+ * with no port rules when the network is off and no network namespace
+ * holds it; signal and abstract UNIX
  * socket scopes so that the command cannot reach processes outside its
  * sandbox (the launcher among them). */
 #include <errno.h>
@@ -138,14 +139,19 @@ static int add_paths(int ruleset, const struct pd_path_list *list, uint64_t gran
     return 0;
 }
 
-int pd_landlock_apply(const struct pd_sandbox_spec *spec, int abi, char *err, size_t errlen)
+int pd_landlock_apply(const struct pd_sandbox_spec *spec, const struct pd_ns_report *ns, int abi,
+                      char *err, size_t errlen)
 {
     if (abi > PD_LANDLOCK_ABI_KNOWN)
         abi = PD_LANDLOCK_ABI_KNOWN;
+    const bool private_tmp = ns && ns->state == PD_NS_ACTIVE;
+    const bool net_ns = ns && ns->state == PD_NS_ACTIVE && ns->net_ns;
     const struct pd_landlock_ruleset_attr attr = {
         .handled_access_fs = pd_landlock_handled_fs(abi),
-        /* Handled with no port rule: every TCP bind and connect is denied. */
-        .handled_access_net = spec->allow_network ? 0 : pd_landlock_handled_net(abi),
+        /* Handled with no port rule: every TCP bind and connect is denied.
+         * A network namespace with only lo holds the network instead, and
+         * servers on 127.0.0.1 inside the run keep working. */
+        .handled_access_net = spec->allow_network || net_ns ? 0 : pd_landlock_handled_net(abi),
         .scoped = pd_landlock_handled_scopes(abi),
     };
     int ruleset = pd_landlock_create_ruleset(&attr, sizeof attr, 0);
@@ -157,8 +163,17 @@ int pd_landlock_apply(const struct pd_sandbox_spec *spec, int abi, char *err, si
     if (add_paths(ruleset, &spec->exec_paths, GRANT_EXEC, fs, err, errlen) < 0 ||
         add_paths(ruleset, &spec->read_paths, GRANT_READ, fs, err, errlen) < 0 ||
         add_paths(ruleset, &spec->write_paths, GRANT_WRITE, fs, err, errlen) < 0 ||
-        add_paths(ruleset, &spec->dev_paths, GRANT_DEV, fs, err, errlen) < 0)
+        add_paths(ruleset, &spec->dev_paths, GRANT_DEV, fs, err, errlen) < 0 ||
+        add_paths(ruleset, &spec->list_paths, LANDLOCK_ACCESS_FS_READ_DIR, fs, err, errlen) < 0)
         goto fail;
+    /* The run's own /tmp (a fresh tmpfs): writable like the temp home. What
+     * was bound back beneath it keeps its mount's read-only flag. */
+    if (private_tmp) {
+        const char *tmp[] = {"/tmp"};
+        const struct pd_path_list l = {tmp, 1};
+        if (add_paths(ruleset, &l, GRANT_WRITE, fs, err, errlen) < 0)
+            goto fail;
+    }
     /* Required by landlock_restrict_self without CAP_SYS_ADMIN, and what keeps
      * set-user-ID programs from running with more than the sandbox allows. */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {

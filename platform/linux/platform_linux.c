@@ -1,7 +1,8 @@
 /* platform/linux/platform_linux.c - platform.h on Linux: probe what the
  * kernel offers, decide whether a spec can be enforced, and apply the layers
- * in order: rlimits -> Landlock -> no_new_privs -> seccomp. seccomp comes
- * last so that the filter never has to allow what the other layers need. */
+ * in order: namespaces -> rlimits -> Landlock -> no_new_privs -> seccomp.
+ * seccomp comes last so that the filter never has to allow what the other
+ * layers need. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,7 +72,11 @@ int pd_platform_check(const struct pd_sandbox_spec *spec, const struct pd_platfo
     if (check_paths(&spec->exec_paths, err, errlen) < 0 ||
         check_paths(&spec->read_paths, err, errlen) < 0 ||
         check_paths(&spec->write_paths, err, errlen) < 0 ||
-        check_paths(&spec->dev_paths, err, errlen) < 0)
+        check_paths(&spec->dev_paths, err, errlen) < 0 ||
+        check_paths(&spec->list_paths, err, errlen) < 0 ||
+        check_paths(&spec->ns.hide, err, errlen) < 0 ||
+        check_paths(&spec->ns.readonly, err, errlen) < 0 ||
+        check_paths(&spec->ns.sockets, err, errlen) < 0)
         return -1;
     if (abi < 5)
         pd_errf(warn, warnlen,
@@ -92,11 +97,19 @@ int pd_platform_apply(const struct pd_sandbox_spec *spec, const struct pd_platfo
     /* Fail closed even if the caller skipped the check. */
     if (pd_platform_check(spec, info, err, errlen, NULL, 0) < 0)
         return -1;
+    /* Namespaces first: Landlock forbids changing the mount tree once it
+     * is on, and the later layers depend on what was entered. */
+    struct pd_ns_report local = {0};
+    struct pd_ns_report *ns = spec->ns.report ? spec->ns.report : &local;
+    memset(ns, 0, sizeof *ns);
+    if (pd_ns_apply(spec, ns, err, errlen) < 0)
+        return -1;
     if (pd_rlimits_apply_early(&spec->limits, err, errlen) < 0)
         return -1;
-    if (pd_landlock_apply(spec, info->landlock_abi, err, errlen) < 0)
+    if (pd_landlock_apply(spec, ns, info->landlock_abi, err, errlen) < 0)
         return -1;
-    if (pd_seccomp_apply(spec->allow_network, err, errlen) < 0)
+    const bool net_ns = ns->state == PD_NS_ACTIVE && ns->net_ns;
+    if (pd_seccomp_apply(spec->allow_network || net_ns, err, errlen) < 0)
         return -1;
     if (pd_rlimits_apply_as(&spec->limits, err, errlen) < 0)
         return -1;

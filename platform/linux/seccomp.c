@@ -39,7 +39,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct pd_seccomp_rule *r, char *
     if (nr < 0)
         return 0;
     int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((unsigned int)r->err), nr, r->ncmp,
-                                    r->ncmp > 0 ? &r->cmp : NULL);
+                                    r->ncmp > 0 ? r->cmp : NULL);
     if (rc < 0) {
         pd_errf(err, errlen, "seccomp: add rule %s: %s", r->name, strerror(-rc));
         return -1;
@@ -47,7 +47,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct pd_seccomp_rule *r, char *
     return 0;
 }
 
-scmp_filter_ctx pd_seccomp_build(bool allow_network, char *err, size_t errlen)
+scmp_filter_ctx pd_seccomp_build(bool any_socket, char *err, size_t errlen)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (ctx == NULL) {
@@ -74,7 +74,7 @@ scmp_filter_ctx pd_seccomp_build(bool allow_network, char *err, size_t errlen)
 #endif
     for (size_t i = 0; i < pd_seccomp_rules_n; i++) {
         const struct pd_seccomp_rule *r = &pd_seccomp_rules[i];
-        if (r->when == PD_SECCOMP_NET_OFF && allow_network)
+        if (r->when == PD_SECCOMP_NET_OFF && any_socket)
             continue;
         if (add_rule(ctx, r, err, errlen) < 0)
             goto fail;
@@ -85,9 +85,9 @@ fail:
     return NULL;
 }
 
-int pd_seccomp_apply(bool allow_network, char *err, size_t errlen)
+int pd_seccomp_apply(bool any_socket, char *err, size_t errlen)
 {
-    scmp_filter_ctx ctx = pd_seccomp_build(allow_network, err, errlen);
+    scmp_filter_ctx ctx = pd_seccomp_build(any_socket, err, errlen);
     if (ctx == NULL)
         return -1;
     int rc = seccomp_load(ctx);

@@ -11,6 +11,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <linux/netlink.h>
+
 #include "platform/linux/seccomp_rules.h"
 
 #ifndef CLONE_NEWCGROUP
@@ -34,13 +36,18 @@
 
 /* clang-format off */
 #define DENY(sys, e) \
-    { .name = (sys), .err = (e), .when = PD_SECCOMP_ALWAYS, .ncmp = 0, .cmp = { 0 } }
+    { .name = (sys), .err = (e), .when = PD_SECCOMP_ALWAYS, .ncmp = 0, .cmp = { { 0 } } }
 #define DENY_IF(sys, e, argn, cmpop, a, b) \
     { .name = (sys), .err = (e), .when = PD_SECCOMP_ALWAYS, .ncmp = 1, \
-      .cmp = { .arg = (argn), .op = (cmpop), .datum_a = (a), .datum_b = (b) } }
+      .cmp = { { .arg = (argn), .op = (cmpop), .datum_a = (a), .datum_b = (b) } } }
 #define DENY_NET_IF(sys, e, argn, cmpop, a, b) \
     { .name = (sys), .err = (e), .when = PD_SECCOMP_NET_OFF, .ncmp = 1, \
-      .cmp = { .arg = (argn), .op = (cmpop), .datum_a = (a), .datum_b = (b) } }
+      .cmp = { { .arg = (argn), .op = (cmpop), .datum_a = (a), .datum_b = (b) } } }
+/* socket(AF_NETLINK, *, protocol) for every protocol but proto. */
+#define DENY_NETLINK_BUT(proto) \
+    { .name = "socket", .err = EPERM, .when = PD_SECCOMP_ALWAYS, .ncmp = 2, \
+      .cmp = { { .arg = 0, .op = SCMP_CMP_EQ, .datum_a = AF_NETLINK, .datum_b = 0 }, \
+               { .arg = 2, .op = SCMP_CMP_NE, .datum_a = (proto), .datum_b = 0 } } }
 #define DENY_CLONE_FLAG(flag) \
     DENY_IF("clone", EPERM, CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, (flag), (flag))
 #define DENY_FAMILY(af) DENY_NET_IF("socket", EPERM, 0, SCMP_CMP_EQ, (af), 0)
@@ -126,7 +133,14 @@ const struct pd_seccomp_rule pd_seccomp_rules[] = {
     DENY_IF("ioctl", EPERM, 1, SCMP_CMP_MASKED_EQ, LOW32, TIOCSTI),
     DENY_IF("ioctl", EPERM, 1, SCMP_CMP_MASKED_EQ, LOW32, TIOCLINUX),
 
-    /* Network off: only AF_UNIX (1) and AF_NETLINK (16) sockets. The
+    /* Netlink: only NETLINK_ROUTE, which ip, glibc's getifaddrs and Node's
+     * os.networkInterfaces need. The others reach kernel subsystems and, for
+     * NETLINK_USERSOCK, processes outside the sandbox (where there is no
+     * network namespace, in the host's). */
+    DENY_NETLINK_BUT(NETLINK_ROUTE),
+
+    /* Network off and no network namespace (the fallback): only AF_UNIX (1)
+     * and AF_NETLINK (16) sockets. The
      * comparisons are on all 64 bits, so a domain with high bits set is
      * above AF_NETLINK and refused. socketpair is AF_UNIX only. */
     DENY_NET_IF("socket", EPERM, 0, SCMP_CMP_LT, AF_UNIX, 0),

@@ -9,18 +9,20 @@
 
 enum pd_seccomp_when {
     PD_SECCOMP_ALWAYS,  /* in every sandbox */
-    PD_SECCOMP_NET_OFF, /* only when allow_network is false */
+    PD_SECCOMP_NET_OFF, /* only when socket families are restricted: the network is
+                           off and no network namespace holds it */
 };
 
-/* "Fail syscall name with errno err", if cmp matches (ncmp 1) or always
- * (ncmp 0). One comparison per rule: libseccomp refuses two on the same
- * argument, so ranges are written as several rules. */
+/* "Fail syscall name with errno err", if every comparison matches (ncmp
+ * 1 or 2) or always (ncmp 0). At most one comparison per argument:
+ * libseccomp refuses two on the same one, so ranges are written as several
+ * rules. */
 struct pd_seccomp_rule {
     const char *name;
     int err;
     enum pd_seccomp_when when;
     unsigned int ncmp;
-    struct scmp_arg_cmp cmp;
+    struct scmp_arg_cmp cmp[2];
 };
 
 extern const struct pd_seccomp_rule pd_seccomp_rules[];

@@ -29,6 +29,8 @@ TEST_USER = "paldron-test"
 # shims, no ~/.local/bin).
 RUN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
+WORK_BASE = "/var/tmp" if os.path.isdir("/var/tmp") else None
+
 README_POLICY = """allow_paths = ["src/", "docs/"]
 deny_globs = [".env", ".env.*", "*.pem", "**/secrets/**"]
 allow_network = false
@@ -78,7 +80,10 @@ class Workspace:
         self.user = unprivileged_user() if as_user else None
         if as_user and self.user is None:
             raise unittest.SkipTest("cannot create the unprivileged test user (not root)")
-        base = tempfile.mkdtemp(prefix="paldron-it-")
+        # Outside /tmp, like a real project: a run gets a private /tmp of its
+        # own, and what it needs from under the host's is bound back
+        # read-only (tests/integration/test_exec_namespaces.py covers that).
+        base = tempfile.mkdtemp(prefix="paldron-it-", dir=WORK_BASE)
         os.chmod(base, 0o755)
         self.base = base
         self.path = os.path.join(base, "ws")

@@ -117,6 +117,26 @@ static int op_abstract_connect(const char *name)
                   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)));
 }
 
+/* Connect to a pathname UNIX socket; on success send one byte, so the
+ * server has something to receive. */
+static int op_connect_unix(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof sa.sun_path)
+        return EXIT_USAGE;
+    memcpy(sa.sun_path, path, n);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return report(-1, errno);
+    errno = 0;
+    long r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    int err = errno;
+    if (r == 0 && write(fd, "x", 1) != 1)
+        err = errno;
+    return report(r, err);
+}
+
 static int op_ptrace_attach(pid_t pid)
 {
     errno = 0;
@@ -199,7 +219,7 @@ static int usage(void)
           "  mkdir PATH | rmdir PATH | truncate PATH LEN | chmod PATH OCTAL\n"
           "  exec PATH [ARGS...] | read-file PATH\n"
           "  connect-tcp HOST PORT | udp-send HOST PORT | socket-inet | socket-unix\n"
-          "  socketpair | abstract-connect NAME\n"
+          "  socketpair | abstract-connect NAME | connect-unix PATH\n"
           "  ptrace-attach PID | kill PID SIG | setsid\n"
           "  unshare-user | clone-newuser | clone3 | io_uring_setup | bpf | mount\n"
           "  tiocsti | x32-getpid\n",
@@ -305,6 +325,10 @@ static int run(const char *op, char **args, int nargs)
     if (strcmp(op, "abstract-connect") == 0) {
         ARGS(1);
         return op_abstract_connect(args[0]);
+    }
+    if (strcmp(op, "connect-unix") == 0) {
+        ARGS(1);
+        return op_connect_unix(args[0]);
     }
     if (strcmp(op, "ptrace-attach") == 0) {
         ARGS(1);

@@ -1,0 +1,82 @@
+/* platform/linux/ns_user.c - enter the run's namespaces: user (unless
+ * Paldron runs as real root, which needs none to mount), mount, IPC and,
+ * with the network off, network. The user namespace maps the caller's uid
+ * and gid to themselves, so that files keep their owners and the command
+ * keeps its identity; every other id shows as the overflow id (65534), as
+ * in bubblewrap. The capabilities the new namespace grants last until
+ * execve, which drops them (the mapped uid is not 0). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "platform/linux/backend.h"
+
+/* Write text to a /proc/self file in one write (the kernel takes a map in
+ * one go or not at all). */
+static int write_proc(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int e = errno;
+    close(fd);
+    if (w != (ssize_t)n) {
+        errno = w < 0 ? e : EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* errno values that mean "this host does not give namespaces to us":
+ * EPERM (Docker's seccomp profile, AppArmor, no CAP_SYS_ADMIN as root in
+ * a container), ENOSPC / EUSERS (user.max_user_namespaces = 0 or nesting
+ * too deep), EINVAL / ENOSYS (kernel built without them), EACCES. */
+static bool refusal(int e)
+{
+    return e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL || e == ENOSYS || e == EACCES;
+}
+
+int pd_ns_enter(bool net, bool *user_ns, char *err, size_t errlen)
+{
+    const uid_t uid = geteuid();
+    const gid_t gid = getegid();
+    const bool user = uid != 0;
+    int flags = CLONE_NEWNS | CLONE_NEWIPC | (net ? CLONE_NEWNET : 0);
+    if (user)
+        flags |= CLONE_NEWUSER;
+    *user_ns = false;
+    if (unshare(flags) != 0) {
+        int e = errno;
+        pd_errf(err, errlen, "unshare(%s%s%s): %s", user ? "user, " : "", "mount, ipc",
+                net ? ", net" : "", strerror(e));
+        return refusal(e) ? PD_NS_REFUSE : -1;
+    }
+    if (!user)
+        return 0;
+    *user_ns = true;
+    char map[64];
+    /* setgroups must be denied before an unprivileged gid_map is written. */
+    if (write_proc("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) {
+        int e = errno;
+        pd_errf(err, errlen, "user namespace: write /proc/self/setgroups: %s", strerror(e));
+        return refusal(e) ? PD_NS_REFUSE : -1;
+    }
+    snprintf(map, sizeof map, "%lu %lu 1\n", (unsigned long)uid, (unsigned long)uid);
+    if (write_proc("/proc/self/uid_map", map) != 0) {
+        int e = errno;
+        pd_errf(err, errlen, "user namespace: write uid_map: %s", strerror(e));
+        return refusal(e) ? PD_NS_REFUSE : -1;
+    }
+    snprintf(map, sizeof map, "%lu %lu 1\n", (unsigned long)gid, (unsigned long)gid);
+    if (write_proc("/proc/self/gid_map", map) != 0) {
+        int e = errno;
+        pd_errf(err, errlen, "user namespace: write gid_map: %s", strerror(e));
+        return refusal(e) ? PD_NS_REFUSE : -1;
+    }
+    return 0;
+}
