@@ -2,7 +2,11 @@
  * fixed list of variables is inherited: API keys, agent sockets, proxies
  * and virtualenv settings of the caller stay out. In isolated mode HOME and
  * TMPDIR point at the private temp home and the tools' caches live under it,
- * while cargo and rustup keep their real homes (read-only in the sandbox). */
+ * while cargo and rustup keep their real homes (read-only in the sandbox).
+ * The loader's hooks (preload/loader_env.h: LD_AUDIT, LD_LIBRARY_PATH,
+ * GCONV_PATH ...) are never passed, whatever the list says: one of them is
+ * enough to keep the live gate out of the command or to load a workspace
+ * library into an allowed program. */
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +14,18 @@
 #include <unistd.h>
 
 #include "launcher/exec.h"
+#include "preload/loader_env.h"
 
 static const char *const inherited[] = {
     "PATH",   "HOME",   "USER",       "LANG",        "LC_ALL",    "TERM",   "TMPDIR",
     "GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME", "NODE_PATH", "PYTHON", NULL};
+
+/* Never inherited, even if added to the list above by mistake. */
+static bool loader_hook(const char *name)
+{
+    return pd_loader_hook(name) || strcmp(name, PD_ENV_LIBPATH) == 0 ||
+           strcmp(name, "LD_PRELOAD") == 0;
+}
 
 /* Caches that would otherwise land in the real home (name, subdirectory). */
 static const char *const caches[][2] = {
@@ -73,7 +85,7 @@ char **pd_exec_env(char *const *envp, bool isolated, const char *temp_home, bool
         return NULL;
     for (size_t k = 0; inherited[k]; k++) {
         const char *name = inherited[k];
-        const char *value = lookup(envp, name);
+        const char *value = loader_hook(name) ? NULL : lookup(envp, name);
         if (isolated) {
             if (strcmp(name, "HOME") == 0 || strcmp(name, "TMPDIR") == 0)
                 value = temp_home;

@@ -10,6 +10,7 @@
 #include "launcher/exec.h"
 #include "launcher/exec_output.h"
 #include "launcher/jev.h"
+#include "launcher/live.h"
 #include "launcher/outscan.h"
 
 /* Credential files in the real home whose values must never be printed. */
@@ -183,6 +184,10 @@ void pd_exec_output_judge(const struct pd_ctx *ctx, struct pd_outscan *scan,
                           struct pd_findings *deny, struct pd_findings *warn)
 {
     const struct pd_policy *p = ctx->policy;
+    /* Records the preload could not deliver were printed on the command's
+     * stderr instead: counted here, before anything else reads the capture
+     * (and whether or not the output scan is on). */
+    pd_live_stderr_findings(o->err.buf, o->err.len, deny);
     if (!scan)
         return;
     /* with output_scan off the scanner still redacts what jev would send */

@@ -20,7 +20,9 @@ struct pd_outscan;
 struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
                                           char *const *envp, char *err, size_t errlen);
 
-/* After the run: redact both captures in place; with output_scan on, every
+/* After the run: first, each fallback line of the live gate in the
+ * captured stderr (a record the preload could not deliver) is a denial
+ * (pd_live_stderr_findings); then redact both captures in place; with output_scan on, every
  * finding denies ("output exposes <kind> (<rule>) [stream]"); a scan that
  * fails withholds the output and denies. Then, for a clean successful run,
  * the remote verdict on the redacted text (deny, or a warning with

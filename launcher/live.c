@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -63,6 +64,10 @@ int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_di
     }
     /* a bigger queue keeps bursts of records from blocking senders */
     (void)setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    /* the kernel's word for who sent a record: the rate bound is per
+     * process, and the pid written in a record is the sender's claim */
+    int one = 1;
+    (void)setsockopt(l->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
     if (log_path && !(l->log = fopen(log_path, "we"))) {
         snprintf(err, errlen, "--log %s: %s", log_path, strerror(errno));
         return -1;
@@ -121,28 +126,140 @@ static bool same(const struct pd_live_rec *a, const struct pd_report *r)
            strcmp(a->program, r->program) == 0 && strcmp(a->pattern, r->pattern) == 0;
 }
 
-static void keep(struct pd_live *l, const struct pd_report *r)
+/* FNV-1a over the fields same() compares, each with its terminator. */
+static uint64_t rec_hash(const struct pd_report *r)
 {
-    for (size_t k = 0; k < l->nrecs; k++)
-        if (same(&l->recs[k], r)) {
-            l->recs[k].count++;
-            return;
+    const char *fields[] = {r->kind, r->op, r->path, r->reason, r->program, r->pattern};
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+        for (const char *c = fields[k];; c++) {
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            if (!*c)
+                break;
         }
-    struct pd_live_rec *nv = realloc(l->recs, (l->nrecs + 1) * sizeof *nv);
-    if (!nv)
-        return; /* the counters below still make the run deny */
-    l->recs = nv;
-    struct pd_live_rec *x = &l->recs[l->nrecs++];
-    x->kind = strdup(r->kind);
-    x->op = strdup(r->op);
-    x->path = strdup(r->path);
-    x->resolved = strdup(r->resolved);
-    x->key = strdup(r->key);
-    x->pattern = strdup(r->pattern);
-    x->reason = strdup(r->reason);
-    x->program = strdup(r->program);
+    return h;
+}
+
+#define INDEX_SLOTS (2 * PD_LIVE_MAX_RECS) /* load factor at most 1/2 */
+
+/* The slot of r in the index: its record's, or the empty one it would take. */
+static size_t find_slot(const struct pd_live *l, const struct pd_report *r, uint64_t h)
+{
+    size_t slot = (size_t)(h % INDEX_SLOTS);
+    while (l->index[slot]) {
+        const struct pd_live_rec *x = &l->recs[l->index[slot] - 1];
+        if (x->hash == h && same(x, r))
+            return slot;
+        slot = (slot + 1) % INDEX_SLOTS;
+    }
+    return slot;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* May pid add a new record now? A token bucket per process: PD_LIVE_BURST
+ * at once, then PD_LIVE_PER_SEC. Processes beyond PD_LIVE_RATE_SLOTS share
+ * the last slot's bucket. Without memory for the table: no. */
+static bool take_token(struct pd_live *l, long pid)
+{
+    if (!l->rates && !(l->rates = calloc(PD_LIVE_RATE_SLOTS + 1, sizeof *l->rates)))
+        return false;
+    if (pid <= 0)
+        pid = -1; /* unknown sender: one bucket for all of them */
+    size_t slot = (size_t)((unsigned long)pid % PD_LIVE_RATE_SLOTS), probes = 0;
+    while (l->rates[slot].pid && l->rates[slot].pid != pid && probes++ < PD_LIVE_RATE_SLOTS)
+        slot = (slot + 1) % PD_LIVE_RATE_SLOTS;
+    if (probes > PD_LIVE_RATE_SLOTS)
+        slot = PD_LIVE_RATE_SLOTS; /* the shared overflow bucket */
+    struct pd_live_rate *b = &l->rates[slot];
+    long long t = now_ms();
+    if (!b->pid) {
+        b->pid = slot == PD_LIVE_RATE_SLOTS ? -2 : pid;
+        b->tokens = PD_LIVE_BURST;
+        b->stamp_ms = t;
+    }
+    b->tokens += (double)(t - b->stamp_ms) * PD_LIVE_PER_SEC / 1000.0;
+    if (b->tokens > PD_LIVE_BURST)
+        b->tokens = PD_LIVE_BURST;
+    b->stamp_ms = t;
+    if (b->tokens < 1.0)
+        return false;
+    b->tokens -= 1.0;
+    return true;
+}
+
+/* Copy r's strings into one block; false when out of memory. */
+static bool fill(struct pd_live_rec *x, const struct pd_report *r, size_t size)
+{
+    const char *src[] = {r->kind, r->op,      r->path,   r->resolved,
+                         r->key,  r->pattern, r->reason, r->program};
+    char **dst[] = {&x->kind, &x->op,      &x->path,   &x->resolved,
+                    &x->key,  &x->pattern, &x->reason, &x->program};
+    char *p = x->block = malloc(size);
+    if (!p)
+        return false;
+    for (size_t k = 0; k < sizeof src / sizeof src[0]; k++) {
+        size_t n = strlen(src[k]) + 1;
+        memcpy(p, src[k], n);
+        *dst[k] = p;
+        p += n;
+    }
+    return true;
+}
+
+static size_t rec_size(const struct pd_report *r)
+{
+    return strlen(r->kind) + strlen(r->op) + strlen(r->path) + strlen(r->resolved) +
+           strlen(r->key) + strlen(r->pattern) + strlen(r->reason) + strlen(r->program) + 8;
+}
+
+/* Fold r into its twin, or keep it as a new record within the bounds.
+ * Returns false when it was dropped. sender: the kernel's pid of the
+ * sender (<= 0: unknown). */
+static bool keep(struct pd_live *l, const struct pd_report *r, long sender)
+{
+    if (!l->index && !(l->index = calloc(INDEX_SLOTS, sizeof *l->index)))
+        return false;
+    uint64_t h = rec_hash(r);
+    size_t slot = find_slot(l, r, h);
+    if (l->index[slot]) {
+        l->recs[l->index[slot] - 1].count++;
+        return true;
+    }
+    size_t size = rec_size(r);
+    if (l->nrecs >= PD_LIVE_MAX_RECS || l->bytes + size > PD_LIVE_MAX_BYTES ||
+        !take_token(l, sender))
+        return false;
+    if (l->nrecs == l->caprecs) {
+        size_t cap = l->caprecs ? 2 * l->caprecs : 64;
+        struct pd_live_rec *nv = realloc(l->recs, cap * sizeof *nv);
+        if (!nv)
+            return false;
+        l->recs = nv;
+        l->caprecs = cap;
+    }
+    struct pd_live_rec *x = &l->recs[l->nrecs];
+    if (!fill(x, r, size))
+        return false;
     x->pid = r->pid;
     x->count = 1;
+    x->hash = h;
+    l->nrecs++;
+    l->bytes += size;
+    l->index[slot] = (uint32_t)l->nrecs;
+    return true;
+}
+
+static void note_dropped(struct pd_live *l, const char *kind)
+{
+    l->ndropped++;
+    if (strcmp(kind, PD_REPORT_DENY) == 0 || strcmp(kind, PD_REPORT_ERROR) == 0)
+        l->ndropped_deny++;
 }
 
 /* "<program> <op> <path> (<reason> <pattern>) [live]" */
@@ -171,6 +288,29 @@ static void echo_record(FILE *out, const struct pd_report *r)
     fflush(out);
 }
 
+/* One datagram into buf; *sender is the kernel's pid of the sender, or 0. */
+static ssize_t receive(int fd, char *buf, size_t len, long *sender)
+{
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(sizeof(struct ucred))];
+    } ctl;
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = ctl.space,
+                         .msg_controllen = sizeof ctl.space};
+    ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    *sender = 0;
+    for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+            struct ucred cred;
+            memcpy(&cred, CMSG_DATA(c), sizeof cred);
+            *sender = (long)cred.pid;
+        }
+    return n;
+}
+
 void pd_live_drain(struct pd_live *l)
 {
     static struct pd_report_decoded d;
@@ -178,7 +318,8 @@ void pd_live_drain(struct pd_live *l)
     if (l->fd < 0)
         return;
     for (;;) {
-        ssize_t n = recv(l->fd, buf, sizeof buf, MSG_DONTWAIT);
+        long sender;
+        ssize_t n = receive(l->fd, buf, sizeof buf, &sender);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -200,11 +341,16 @@ void pd_live_drain(struct pd_live *l)
             l->ncoverage++;
         else
             l->nerror++;
+        /* counted above (a dropped denial still denies); a dropped record
+         * is neither logged nor echoed: the flood ends in one line */
+        if (!keep(l, &d.r, sender ? sender : d.r.pid)) {
+            note_dropped(l, kind);
+            continue;
+        }
         if (l->log)
             log_record(l->log, &d.r);
         if (l->echo)
             echo_record(l->echo, &d.r);
-        keep(l, &d.r);
     }
 }
 
@@ -261,6 +407,46 @@ void pd_live_findings(const struct pd_live *l, struct pd_findings *out)
     }
     if (l->nbad)
         pd_findings_add(out, "", "%zu unreadable live-gate record(s) [live]", l->nbad);
+    if (l->ndropped_deny)
+        pd_findings_add(out, "", "%zu more live denial(s) not listed (flood) [live]",
+                        l->ndropped_deny);
+}
+
+#define FALLBACK_DENY   "paldron: deny: "
+#define FALLBACK_POLICY "paldron: preload: cannot load policy "
+#define FALLBACK_LISTED 64
+
+void pd_live_stderr_findings(const char *buf, size_t len, struct pd_findings *out)
+{
+    size_t listed = 0, more = 0;
+    const char *end = buf ? buf + len : NULL;
+    for (const char *p = buf; p && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        const size_t dl = sizeof FALLBACK_DENY - 1, pl = sizeof FALLBACK_POLICY - 1,
+                     tl = sizeof " [live]" - 1;
+        bool deny = n > dl + tl && memcmp(p, FALLBACK_DENY, dl) == 0 &&
+                    memcmp(p + n - tl, " [live]", tl) == 0;
+        bool policy = n > pl && memcmp(p, FALLBACK_POLICY, pl) == 0;
+        if ((deny || policy) && listed < FALLBACK_LISTED) {
+            /* the line itself is the sort key: repeats fold when sorted */
+            char key[PD_MSG_MAX];
+            snprintf(key, sizeof key, "%.*s", (int)n, p);
+            if (deny)
+                pd_findings_add(out, key, "%.*s (reported on stderr)", (int)(n - dl), p + dl);
+            else
+                pd_findings_add(out, key,
+                                "a program could not load the live gate's policy (%.*s): every "
+                                "gated call was denied [live]",
+                                (int)(n - pl), p + pl);
+            listed++;
+        } else if (deny || policy) {
+            more++;
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    if (more)
+        pd_findings_add(out, "", "%zu more live denial(s) reported on stderr [live]", more);
 }
 
 void pd_live_note_unmonitored(struct pd_live *l, const char *path, const char *why)
@@ -276,7 +462,14 @@ void pd_live_note_unmonitored(struct pd_live *l, const char *path, const char *w
     l->ncoverage++;
     if (l->log)
         log_record(l->log, &r);
-    keep(l, &r);
+    if (!keep(l, &r, (long)getpid()))
+        note_dropped(l, r.kind);
+}
+
+static void print_dropped(const struct pd_live *l, FILE *out)
+{
+    if (l->ndropped)
+        fprintf(out, "paldron: %zu live records dropped (flood)\n", l->ndropped);
 }
 
 void pd_live_notes(const struct pd_live *l, const struct pd_policy *pol, FILE *out)
@@ -291,6 +484,7 @@ void pd_live_notes(const struct pd_live *l, const struct pd_policy *pol, FILE *o
         advise(r, pol, out);
         fputc('\n', out);
     }
+    print_dropped(l, out);
     if (!l->ncoverage)
         return;
     fputs("paldron: coverage: ran without the live gate (kernel layers only):", out);
@@ -313,18 +507,13 @@ void pd_live_close(struct pd_live *l)
     if (l->log)
         fclose(l->log);
     l->log = NULL;
-    for (size_t k = 0; k < l->nrecs; k++) {
-        struct pd_live_rec *r = &l->recs[k];
-        free(r->kind);
-        free(r->op);
-        free(r->path);
-        free(r->resolved);
-        free(r->key);
-        free(r->pattern);
-        free(r->reason);
-        free(r->program);
-    }
+    for (size_t k = 0; k < l->nrecs; k++)
+        free(l->recs[k].block);
     free(l->recs);
+    free(l->index);
+    free(l->rates);
     l->recs = NULL;
-    l->nrecs = 0;
+    l->index = NULL;
+    l->rates = NULL;
+    l->nrecs = l->caprecs = l->bytes = 0;
 }

@@ -11,15 +11,36 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "launcher/exec_findings.h"
 #include "policy/policy.h"
 
+/* Bounds on what a run's records may cost the launcher, whatever the
+ * sandboxed programs send: distinct records kept, bytes of their text, and
+ * per sending process a burst of new records then a steady rate (a token
+ * bucket). A record over a bound is counted (it still denies) but not kept,
+ * logged or echoed; the run ends with "paldron: N live records dropped
+ * (flood)". Repeats of a kept record are folded into its count. */
+#define PD_LIVE_MAX_RECS   4096
+#define PD_LIVE_MAX_BYTES  (2u << 20)
+#define PD_LIVE_BURST      256  /* new records a process may add at once */
+#define PD_LIVE_PER_SEC    64   /* then this many per second */
+#define PD_LIVE_RATE_SLOTS 1024 /* processes tracked; the rest share one bucket */
+
 struct pd_live_rec {
-    char *kind, *op, *path, *resolved, *key, *pattern, *reason, *program;
+    char *kind, *op, *path, *resolved, *key, *pattern, *reason, *program; /* in block */
+    char *block; /* one allocation holding the strings */
     long pid;
-    size_t count; /* identical records are folded */
+    size_t count;  /* identical records are folded */
+    uint64_t hash; /* of the fields that make two records identical */
+};
+
+struct pd_live_rate {
+    long pid; /* 0: free slot */
+    double tokens;
+    long long stamp_ms;
 };
 
 struct pd_live {
@@ -31,8 +52,11 @@ struct pd_live {
     char run_dir[PD_PATH_MAX];
     char compiled[PD_PATH_MAX];
     struct pd_live_rec *recs;
-    size_t nrecs;
+    size_t nrecs, caprecs, bytes;
+    uint32_t *index; /* open addressing over recs (index + 1; 0 = empty) */
+    struct pd_live_rate *rates;
     size_t ndeny, naudit, ncoverage, nerror, nbad;
+    size_t ndropped, ndropped_deny; /* over a bound; _deny: of those, denials */
 };
 
 /* Write <run_dir>/policy.compiled (read-only) from ctx, bind
@@ -60,13 +84,23 @@ void pd_live_findings(const struct pd_live *l, struct pd_findings *out);
  * included. */
 size_t pd_live_denials(const struct pd_live *l);
 
+/* The preload's fallback lines in a captured stderr: a record it could not
+ * deliver (no descriptor left, no launcher reading) is printed instead as
+ * "paldron: deny: <program> <op> <path> (<reason> <pattern>) [live]", and a
+ * policy it could not load as "paldron: preload: cannot load policy ...".
+ * Each such line is a denial finding (at most 64 listed, the rest
+ * counted in one more). A program can forge these lines: that only makes
+ * its own run deny. */
+void pd_live_stderr_findings(const char *buf, size_t len, struct pd_findings *out);
+
 /* Record that path runs without the preload (the command itself, seen by
  * the launcher: the preload never sees the first exec). */
 void pd_live_note_unmonitored(struct pd_live *l, const char *path, const char *why);
 
 /* In audit mode, what would have been denied and the smallest policy
  * change that allows it; then the coverage line (what ran on the kernel
- * layers only). */
+ * layers only); then "paldron: N live records dropped (flood)" when a
+ * bound was hit. */
 void pd_live_notes(const struct pd_live *l, const struct pd_policy *pol, FILE *out);
 
 void pd_live_close(struct pd_live *l);

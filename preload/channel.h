@@ -19,10 +19,18 @@ struct pd_event {
     const char *reason;   /* reason word */
 };
 
-/* Send ev to the launcher. When no launcher listens, print it on stderr
- * if print_fallback (paldron: deny: <program> <op> <path> (<reason>
- * <pattern>) [live]). Uses a fresh socket per record: nothing is kept open
- * that a program could close, reuse or inherit. */
+/* Open the report socket of this process image (close-on-exec, at a high
+ * descriptor number), once, when the library loads: a record must not need
+ * a free descriptor at the moment a call is refused. */
+void pd_channel_open(void);
+
+/* Send ev to the launcher, over the socket pd_channel_open made (checked to
+ * be still ours; else a socket for this record alone). When it cannot be
+ * delivered - no launcher, no descriptor left, a launcher that does not
+ * read - print it on stderr if print_fallback (paldron: deny: <program>
+ * <op> <path> (<reason> <pattern>) [live]): the launcher counts that line
+ * in the captured stderr as a denial (launcher/live.h). The call is
+ * refused either way. */
 void pd_emit(const struct pd_state *s, const struct pd_event *ev, bool print_fallback);
 
 /* PALDRON_DEBUG=1: paldron-preload[<pid>]: <program> <op> <path> -> <what> */

@@ -2,11 +2,13 @@
  * sandboxed tree starts: whatever the caller passes (an empty envp, env -i,
  * env -u LD_PRELOAD, a forged PALDRON_RUN or PALDRON_AUDIT), the child gets
  * this library first in LD_PRELOAD and the settings this process started
- * with. Built without malloc: a bounded array on the stack, or an anonymous
- * mapping for a very large environment, so that it is safe in any context. */
+ * with, and without the loader's hooks (loader_env.h). Built without
+ * malloc: a bounded array on the stack, or an anonymous mapping for a very
+ * large environment, so that it is safe in any context. */
 #ifndef PALDRON_PRELOAD_ENVDOC_H
 #define PALDRON_PRELOAD_ENVDOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "policy/policy.h"
@@ -20,7 +22,8 @@ struct pd_envbuf {
     void *map;
     size_t maplen;
     char *small[PD_ENV_STACK];
-    char ld[PD_LD_MAX]; /* "LD_PRELOAD=<us>[:<others>]" */
+    char ld[PD_LD_MAX];      /* "LD_PRELOAD=<us>[:<others>]" */
+    char libpath[PD_LD_MAX]; /* "LD_LIBRARY_PATH=<kept entries>" */
 };
 
 /* Build b->v from envp (NULL: empty). 0, or -1 with errno (E2BIG, ENOMEM). */
@@ -32,7 +35,12 @@ void pd_envbuf_release(struct pd_envbuf *b);
 void pd_environ_fix(void);
 
 /* "<us>[:<others>]": our library first, then the other entries of the
- * caller's LD_PRELOAD value (may be NULL), without our own. */
+ * caller's LD_PRELOAD value (may be NULL), without our own and without
+ * those in a writable root (loader_env.h). */
 void pd_ld_preload_value(const char *callers, char *out, size_t len);
+
+/* The entries of the caller's LD_LIBRARY_PATH value (may be NULL) that lie
+ * outside every writable root, ':'-joined. false (and "") when none. */
+bool pd_ld_library_path_value(const char *callers, char *out, size_t len);
 
 #endif

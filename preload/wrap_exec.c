@@ -1,6 +1,7 @@
 /* preload/wrap_exec.c - every way to start a program: execve, execv,
  * execvp, execvpe, execl, execlp, execle, execveat, fexecve, posix_spawn,
- * posix_spawnp, system, popen; and vfork, which runs as fork.
+ * posix_spawnp, system, popen (and their other names __libc_system,
+ * _IO_popen, _IO_proc_open); and vfork, which runs as fork.
  *
  * Before each start: find the file that will run (PATH search with the
  * caller's PATH for the p-forms, as glibc does, relative PATH entries
@@ -296,6 +297,43 @@ FILE *pdw_popen(const char *command, const char *type)
     }
     pd_leave(&call);
     return pd_real.popen(command, type);
+}
+
+/* glibc's other names for system and popen; _IO_proc_open is popen's
+ * opener into a FILE the caller set up. */
+int pdw___libc_system(const char *command)
+{
+    PD_NEED(__libc_system, -1);
+    struct pd_call call;
+    if (command && !shell_ok(&call))
+        return pd_fail(&call, EACCES);
+    if (command)
+        pd_leave(&call);
+    return pd_real.__libc_system(command);
+}
+
+FILE *pdw__IO_popen(const char *command, const char *type)
+{
+    PD_NEED(_IO_popen, NULL);
+    struct pd_call call;
+    if (!shell_ok(&call)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real._IO_popen(command, type);
+}
+
+FILE *pdw__IO_proc_open(FILE *fp, const char *command, const char *type)
+{
+    PD_NEED(_IO_proc_open, NULL);
+    struct pd_call call;
+    if (!shell_ok(&call)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real._IO_proc_open(fp, command, type);
 }
 
 pid_t pdw_vfork(void)

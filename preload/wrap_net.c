@@ -1,4 +1,4 @@
-/* preload/wrap_net.c - connect, bind, sendto and
+/* preload/wrap_net.c - connect (and its alias __connect), bind, sendto and
  * sendmsg on IP sockets, and getaddrinfo, while allow_network is false.
  * Under exec with namespaces (ctx.private_net) the run has a network
  * namespace of its own with only lo, so loopback and the wildcard addresses
@@ -107,6 +107,18 @@ int pdw_connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
         return pd_fail(&call, EACCES);
     pd_leave(&call);
     return pd_real.connect(fd, addr, len);
+}
+
+/* connect's public alias */
+int pdw___connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+{
+    PD_NEED(__connect, -1);
+    struct pd_call call = {.entered = false};
+    call.saved_errno = errno;
+    if (!sockaddr_ok(&call, "connect", PD_SOCKADDR(addr), len))
+        return pd_fail(&call, EACCES);
+    pd_leave(&call);
+    return pd_real.__connect(fd, addr, len);
 }
 
 int pdw_bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)

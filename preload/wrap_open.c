@@ -1,5 +1,7 @@
 /* preload/wrap_open.c - open, open64, openat, openat64, their fortify
- * forms, creat, fopen, freopen, and posix_spawn_file_actions_addopen.
+ * forms, creat, fopen, freopen, and posix_spawn_file_actions_addopen; and
+ * glibc's other exported names for them (__open, __open64, the _nocancel
+ * forms, _IO_fopen, the libio openers).
  *
  * An open only for reading (O_RDONLY without O_CREAT, O_TRUNC, O_APPEND,
  * O_TMPFILE) is judged after the kernel opened it, on the file it actually
@@ -33,11 +35,26 @@ enum open_fn {
     FN_OPENAT64_2,
     FN_CREAT,
     FN_CREAT64,
+    FN___OPEN,
+    FN___OPEN64,
+    FN___OPEN_NOCANCEL,
+    FN___OPEN64_NOCANCEL,
 };
 
-static const char *const fn_names[] = {"open",     "open64",     "openat",     "openat64",
-                                       "__open_2", "__open64_2", "__openat_2", "__openat64_2",
-                                       "creat",    "creat64"};
+static const char *const fn_names[] = {"open",
+                                       "open64",
+                                       "openat",
+                                       "openat64",
+                                       "__open_2",
+                                       "__open64_2",
+                                       "__openat_2",
+                                       "__openat64_2",
+                                       "creat",
+                                       "creat64",
+                                       "__open",
+                                       "__open64",
+                                       "__open_nocancel",
+                                       "__open64_nocancel"};
 
 /* The real function for fn, or NULL. */
 static bool have_real(enum open_fn fn)
@@ -64,6 +81,14 @@ static bool have_real(enum open_fn fn)
         return pd_real.creat;
     case FN_CREAT64:
         return pd_real.creat64;
+    case FN___OPEN:
+        return pd_real.__open;
+    case FN___OPEN64:
+        return pd_real.__open64;
+    case FN___OPEN_NOCANCEL:
+        return pd_real.__open_nocancel;
+    case FN___OPEN64_NOCANCEL:
+        return pd_real.__open64_nocancel;
     }
     return false;
 }
@@ -91,6 +116,14 @@ static int call_real(enum open_fn fn, int dirfd, const char *path, int flags, mo
         return pd_real.creat(path, mode);
     case FN_CREAT64:
         return pd_real.creat64(path, mode);
+    case FN___OPEN:
+        return pd_real.__open(path, flags, mode);
+    case FN___OPEN64:
+        return pd_real.__open64(path, flags, mode);
+    case FN___OPEN_NOCANCEL:
+        return pd_real.__open_nocancel(path, flags, mode);
+    case FN___OPEN64_NOCANCEL:
+        return pd_real.__open64_nocancel(path, flags, mode);
     }
     errno = ENOSYS;
     return -1;
@@ -231,6 +264,42 @@ PD_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
     return open_gated(FN_OPENAT64, dirfd, path, flags, mode);
 }
 
+PD_EXPORT int __open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_gated(FN___OPEN, AT_FDCWD, path, flags, mode);
+}
+
+PD_EXPORT int __open64(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_gated(FN___OPEN64, AT_FDCWD, path, flags, mode);
+}
+
+PD_EXPORT int __open_nocancel(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_gated(FN___OPEN_NOCANCEL, AT_FDCWD, path, flags, mode);
+}
+
+PD_EXPORT int __open64_nocancel(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_gated(FN___OPEN64_NOCANCEL, AT_FDCWD, path, flags, mode);
+}
+
 int pdw___open_2(const char *path, int flags)
 {
     return open_gated(FN_OPEN_2, AT_FDCWD, path, flags, 0);
@@ -326,6 +395,56 @@ FILE *pdw_freopen64(const char *path, const char *mode, FILE *stream)
     }
     pd_leave(&call);
     return pd_real.freopen64(path, mode, stream);
+}
+
+FILE *pdw__IO_fopen(const char *path, const char *mode)
+{
+    PD_NEED(_IO_fopen, NULL);
+    struct pd_call call;
+    if (!stdio_ok(&call, path, mode)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real._IO_fopen(path, mode);
+}
+
+/* libio's openers take a FILE the caller set up; glibc's own fopen reaches
+ * them internally (not through this library), a program only by name. */
+FILE *pdw__IO_file_fopen(FILE *fp, const char *path, const char *mode, int is32)
+{
+    PD_NEED(_IO_file_fopen, NULL);
+    struct pd_call call;
+    if (!stdio_ok(&call, path, mode)) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real._IO_file_fopen(fp, path, mode, is32);
+}
+
+FILE *pdw__IO_file_open(FILE *fp, const char *path, int flags, int prot, int read_write, int is32)
+{
+    PD_NEED(_IO_file_open, NULL);
+    struct pd_call call;
+    if (!stdio_ok(&call, path, writes(flags) ? "w" : "r")) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real._IO_file_open(fp, path, flags, prot, read_write, is32);
+}
+
+FILE *pdw___nss_files_fopen(const char *path)
+{
+    PD_NEED(__nss_files_fopen, NULL);
+    struct pd_call call;
+    if (!stdio_ok(&call, path, "r")) {
+        pd_fail(&call, EACCES);
+        return NULL;
+    }
+    pd_leave(&call);
+    return pd_real.__nss_files_fopen(path);
 }
 
 /* The open happens later, in the child, inside glibc (out of reach): judge

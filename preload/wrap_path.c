@@ -1,15 +1,15 @@
 /* preload/wrap_path.c - every other libc call that changes the file system
  * through a path: rename, link, symlink, unlink, rmdir, remove, mkdir,
- * mknod, mkfifo, truncate, chmod, chown, utime and the mk*temp family.
+ * mknod (and its old name __xmknod), mkfifo, truncate, chmod, chown, utime and the mk*temp family.
  *
  * Each path the call touches is judged before the call: the source of a
  * rename as PD_OP_DELETE and its destination as PD_OP_CREATE (so a rename
  * or a link *into* a denied name is refused), the source of a hard link as
  * PD_OP_WRITE (the new name writes the same file), new names as
  * PD_OP_CREATE, removals as PD_OP_DELETE, changes of content, mode, owner
- * or times as PD_OP_WRITE. Calls on a descriptor instead of a path
- * (AT_EMPTY_PATH, utimensat with a NULL path) were judged when the
- * descriptor was opened. */
+ * or times as PD_OP_WRITE (updwtmp appends a record to the file it
+ * names). Calls on a descriptor instead of a path (AT_EMPTY_PATH, utimensat
+ * with a NULL path) were judged when the descriptor was opened. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -142,6 +142,19 @@ int pdw_mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
     PD_NEED(mknodat, -1);
     GATED(gate1(&call, PD_OP_CREATE, dirfd, path), pd_real.mknodat(dirfd, path, mode, dev));
+}
+
+/* mknod's name before glibc 2.33: programs built then still call it. */
+int pdw___xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
+{
+    PD_NEED(__xmknod, -1);
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path), pd_real.__xmknod(ver, path, mode, dev));
+}
+
+int pdw___xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
+{
+    PD_NEED(__xmknodat, -1);
+    GATED(gate1(&call, PD_OP_CREATE, dirfd, path), pd_real.__xmknodat(ver, dirfd, path, mode, dev));
 }
 
 int pdw_mkfifo(const char *path, mode_t mode)
@@ -295,4 +308,38 @@ char *pdw_mkdtemp(char *tmpl)
     }
     pd_leave(&call);
     return pd_real.mkdtemp(tmpl);
+}
+
+/* They return nothing: a refused call leaves errno at EACCES, as a failed
+ * one leaves its error. */
+void pdw_updwtmp(const char *file, const struct utmp *ut)
+{
+    pd_bind();
+    struct pd_call call;
+    if (!pd_real.updwtmp) {
+        pd_missing("updwtmp");
+        return;
+    }
+    if (!gate1(&call, PD_OP_WRITE, AT_FDCWD, file)) {
+        pd_fail(&call, EACCES);
+        return;
+    }
+    pd_leave(&call);
+    pd_real.updwtmp(file, ut);
+}
+
+void pdw_updwtmpx(const char *file, const struct utmpx *ut)
+{
+    pd_bind();
+    struct pd_call call;
+    if (!pd_real.updwtmpx) {
+        pd_missing("updwtmpx");
+        return;
+    }
+    if (!gate1(&call, PD_OP_WRITE, AT_FDCWD, file)) {
+        pd_fail(&call, EACCES);
+        return;
+    }
+    pd_leave(&call);
+    pd_real.updwtmpx(file, ut);
 }
