@@ -86,11 +86,18 @@ static int keep_add(struct pd_exec_ns *n, const char *path, enum pd_keep_mode mo
     return 0;
 }
 
+/* Shorter paths first (parents before what lies beneath them); for the same
+ * path the writable entry first, so that it covers the others. */
 static int keep_cmp(const void *a, const void *b)
 {
     const struct pd_keep *x = a, *y = b;
     size_t lx = strlen(x->path), ly = strlen(y->path);
-    return lx < ly ? -1 : lx > ly ? 1 : strcmp(x->path, y->path);
+    if (lx != ly)
+        return lx < ly ? -1 : 1;
+    int c = strcmp(x->path, y->path);
+    if (c != 0)
+        return c;
+    return (y->mode == PD_KEEP_WRITE) - (x->mode == PD_KEEP_WRITE);
 }
 
 /* Parents first; an entry beneath an earlier one of the same mode, or

@@ -394,6 +394,23 @@ Test(load_values, list_entries_that_are_accepted)
     pd_policy_free(&p);
 }
 
+Test(load_values, namespace_keys)
+{
+    struct pd_policy p;
+    load_ok(&p, "");
+    cr_expect(p.namespaces, "namespaces are on by default");
+    cr_expect(!p.require_namespaces);
+    cr_expect_eq(p.allow_unix_sockets.n, 0);
+    pd_policy_free(&p);
+    load_ok(&p, "namespaces = false\nrequire_namespaces = true\n"
+                "allow_unix_sockets = [\"/run/user/1000/bus\", \"/var/run/docker.sock\"]\n");
+    cr_expect(!p.namespaces);
+    cr_expect(p.require_namespaces);
+    cr_expect_eq(p.allow_unix_sockets.n, 2);
+    cr_expect_str_eq(p.allow_unix_sockets.v[1], "/var/run/docker.sock");
+    pd_policy_free(&p);
+}
+
 Test(load_values, protected_paths_set_only_when_given)
 {
     struct pd_policy p;
@@ -561,9 +578,13 @@ static const struct err_case err_cases[] = {
     {"allow_binaries = [\"python3 -c\"]", NULL, MAL, "allow_binaries", 1},
     {"allow_binaries = [\"py\\tthon\"]", NULL, MAL, "allow_binaries", 1},
     {"allow_binaries = [\" ls\"]", NULL, MAL, "allow_binaries", 1},
-    {"allow_binaries = [\"bin/python3\"]", NULL, MAL, "allow_binaries", 1},
-    {"allow_binaries = [\"./python3\"]", NULL, MAL, "allow_binaries", 1},
+    /* "bin/python3" and "./python3" name workspace files (test_gate_exec.c) */
     {"allow_binaries = [\"../bin/python3\"]", NULL, MAL, "allow_binaries", 1},
+    {"allow_unix_sockets = [\"run/bus\"]", NULL, MAL, "allow_unix_sockets", 1},
+    {"allow_unix_sockets = [\"/run/user/*/bus\"]", NULL, MAL, "allow_unix_sockets", 1},
+    {"allow_unix_sockets = [\"/run/../var/run/docker.sock\"]", NULL, MAL, "allow_unix_sockets",
+     1},
+    {"namespaces = \"yes\"", NULL, NULL, "namespaces", 1},
     {"deny_globs = [\"[a\"]", NULL, MAL, "deny_globs", 1},
     {"deny_globs = [\"src/[ab\"]", NULL, MAL, "deny_globs", 1},
     {"deny_globs = [\"a/../b\"]", NULL, MAL, "deny_globs", 1},

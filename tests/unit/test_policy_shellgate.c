@@ -175,6 +175,7 @@ Test(compiled, round_trip_keeps_every_decision, .fini = teardown)
     cr_expect_str_eq(c2.home, ctx.home);
     cr_expect_eq(c2.nroots, ctx.nroots);
     cr_expect_eq(c2.npolicy_roots, ctx.npolicy_roots);
+    cr_expect(!c2.private_net);
     cr_expect_eq(p2.deny_globs.n, 2);
     cr_expect_str_eq(p2.deny_globs.v[1], "we\\ird\nname");
     cr_expect_eq(p2.timeout_sec, 7);
@@ -191,6 +192,24 @@ Test(compiled, round_trip_keeps_every_decision, .fini = teardown)
             cr_expect_eq(a.deny, b.deny, "%s %s differs after the round trip", paths[k],
                          pd_op_name((enum pd_op)op));
         }
+    free(text);
+    pd_ctx_free(&c2);
+    pd_policy_free(&p2);
+}
+
+Test(compiled, private_net_survives_the_round_trip, .fini = teardown)
+{
+    setup("allow_network = false\n");
+    ctx.private_net = true;
+    char *text = pd_compile(&ctx);
+    cr_assert_not_null(text);
+    cr_expect_not_null(strstr(text, "\nprivate_net 1\n"));
+    struct pd_policy p2;
+    struct pd_ctx c2;
+    char err[256];
+    cr_assert_eq(pd_compiled_load(text, &p2, &c2, err, sizeof err), 0, "%s", err);
+    cr_expect(c2.private_net);
+    cr_expect(p2.namespaces);
     free(text);
     pd_ctx_free(&c2);
     pd_policy_free(&p2);
