@@ -32,10 +32,13 @@
 
 /* The lists of the sandbox spec and the storage behind them. */
 struct pd_exec_lists {
-    const char *exec[24], *read[8], *dev[12];
+    const char **exec; /* fixed entries + the floor (pd_exec_floor) */
+    const char *read[24], *dev[12];
     const char **write; /* npolicy_roots + 2 */
     char *owned[8];     /* composed paths the lists point to */
     size_t nowned;
+    char **floor; /* allow_binaries: the files execution is granted on */
+    size_t nfloor, capfloor;
 };
 
 /* A growable list of owned strings. */
@@ -121,7 +124,7 @@ char **pd_exec_ns_envp(const struct pd_exec_plan *p);
 void pd_exec_ns_coverage(const struct pd_exec_plan *p, bool always, FILE *out);
 void pd_exec_ns_free(struct pd_exec_plan *p);
 
-/* exec_child.c: the child before execve: own process group, stdin /dev/null,
+/* exec_child.c: the child before execve: own session (no controlling terminal), stdin /dev/null,
  * stdout/stderr to the pipes (interactive: paldron's process group and
  * paldron's stdin, stdout and stderr), working directory, no other descriptor,
  * kernel layers (or rlimits only in degraded mode), execve. On any failure

@@ -125,9 +125,12 @@ void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int er
     /* Interactive: the command stays in paldron's process group, so that it
      * is the terminal's foreground job with paldron (it may read the
      * terminal; Ctrl-C and Ctrl-Z reach both, and the shell's job control
-     * stops and continues both). */
-    if (!p->interactive && setpgid(0, 0) != 0)
-        fail(errfd, "setpgid", NULL, errno, NULL);
+     * stops and continues both). Capture: a session of its own, with no
+     * controlling terminal, so that opening /dev/tty fails (ENXIO) and
+     * nothing reaches the user's terminal past the output scan. The
+     * session is also a new process group, as setpgid gave before. */
+    if (!p->interactive && setsid() < 0)
+        fail(errfd, "setsid", NULL, errno, NULL);
     if (sigprocmask(SIG_SETMASK, &p->child_mask, NULL) != 0)
         fail(errfd, "sigprocmask", NULL, errno, NULL);
     /* If the launcher dies, so does the command: nothing would supervise

@@ -26,10 +26,43 @@ static const char *const home_secret_files[] = {".aws/credentials",
                                                 ".config/gh/hosts.yml",
                                                 NULL};
 
-static void add_file(const char *path, void *user)
+struct known_ctx {
+    const struct pd_ctx *ctx;
+    struct pd_outscan *scan;
+    bool secrets_only;
+};
+
+/* A file the policy denies reading (deny_globs, secrets) is a secret: every
+ * line of it may be a value. One only protected from writing (.git/config,
+ * hooks, the policy file) is code: only its assignments and URL passwords. */
+static void add_denied_file(const char *path, void *user)
 {
+    const struct known_ctx *k = user;
+    const char *rel = pd_path_under(path, k->ctx->workspace);
+    struct pd_verdict v;
+    pd_gate_path(k->ctx, PD_OP_READ, NULL, rel ? (rel[0] ? rel : ".") : path, &v);
     /* unreadable or oversized files just add nothing: their values are not known */
-    (void)pd_outscan_add_secret_file(user, path);
+    if (v.deny)
+        (void)pd_outscan_add_secret_file(k->scan, path);
+    else if (!k->secrets_only)
+        (void)pd_outscan_add_config_file(k->scan, path);
+}
+
+int pd_exec_add_known_values(const struct pd_ctx *ctx, const struct pd_scan *snap,
+                             char *const *envp, bool secrets_only, struct pd_outscan *scan)
+{
+    if (pd_outscan_add_env(scan, envp) < 0 && errno == ENOMEM)
+        return -1;
+    struct known_ctx k = {ctx, scan, secrets_only};
+    if (snap)
+        pd_scan_each_denied_file(snap, add_denied_file, &k);
+    if (ctx->home[0])
+        for (size_t i = 0; home_secret_files[i]; i++) {
+            char path[PD_PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", ctx->home, home_secret_files[i]);
+            (void)pd_outscan_add_secret_file(scan, path);
+        }
+    return 0;
 }
 
 struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
@@ -69,19 +102,11 @@ struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct
             pd_outscan_free(scan);
             return NULL;
         }
-    if (pd_outscan_add_env(scan, envp) < 0 && errno == ENOMEM) {
+    if (pd_exec_add_known_values(ctx, snap, envp, false, scan) != 0) {
         snprintf(err, errlen, "output scan: out of memory");
         pd_outscan_free(scan);
         return NULL;
     }
-    if (snap)
-        pd_scan_each_denied_file(snap, add_file, scan);
-    if (ctx->home[0])
-        for (size_t k = 0; home_secret_files[k]; k++) {
-            char path[PD_PATH_MAX];
-            snprintf(path, sizeof path, "%s/%s", ctx->home, home_secret_files[k]);
-            add_file(path, scan);
-        }
     return scan;
 }
 

@@ -20,6 +20,15 @@ struct pd_outscan;
 struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
                                           char *const *envp, char *err, size_t errlen);
 
+/* Load scan with the known secret values: the secret-looking variables of
+ * envp, the denied files the snapshot recorded (every line of a file denied
+ * for reading may count; of a file only protected from writing, its
+ * assignments, unless secrets_only), the usual credential files of the real
+ * home. Shared by the output scan and the content scan of changed files
+ * (exec_content.h, secrets_only). 0, or -1 (ENOMEM). */
+int pd_exec_add_known_values(const struct pd_ctx *ctx, const struct pd_scan *snap,
+                             char *const *envp, bool secrets_only, struct pd_outscan *scan);
+
 /* After the run: first, each fallback line of the live gate in the
  * captured stderr (a record the preload could not deliver) is a denial
  * (pd_live_stderr_findings); then redact both captures in place; with output_scan on, every

@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "launcher/exec.h"
+#include "launcher/exec_content.h"
 #include "launcher/exec_output.h"
 #include "launcher/launcher.h"
 #include "launcher/live.h"
 #include "policy/gate_exec.h"
 #include "launcher/outscan.h"
 #include "launcher/scan.h"
+#include "launcher/scan_git.h"
 
 extern char **environ;
 
@@ -223,7 +225,9 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     struct pd_exec_outcome *o = calloc(1, sizeof *o);
     struct pd_findings warn = {0}, deny = {0}, layer = {0};
     struct pd_scan *scan = NULL;
+    struct pd_git_scan *git_scan = NULL;
     struct pd_outscan *outscan = NULL;
+    struct pd_outscan *known = NULL; /* the content scan of changed files */
     struct pd_live live = {.fd = -1};
     sigset_t stop, saved;
     pd_exec_signals(&stop);
@@ -257,6 +261,13 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
 
     if (resolve(p, argv[0], missing) != 0)
         goto out;
+    /* the repositories that exist now: the live gate's policy protects
+     * their config and hooks, so this comes before it is compiled */
+    git_scan = pd_git_scan_before(ctx);
+    if (!git_scan) {
+        pd_err("scan: cannot record the git repositories before the run: %s", strerror(errno));
+        goto out;
+    }
     ctx->private_net = p->isolated && pol->namespaces && !pol->allow_network;
     if (prepare_rundir(p, ctx) != 0 || prepare_live(p, &live, opts->audit, opts->log) != 0)
         goto out;
@@ -285,6 +296,11 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
         pd_err("%s", oerr);
         goto out;
     }
+    known = pd_exec_content_prepare(ctx, scan, environ, oerr, sizeof oerr);
+    if (!known && oerr[0]) {
+        pd_err("%s", oerr);
+        goto out;
+    }
     if (p->isolated && pd_exec_ns_plan(p, scan) != 0) {
         pd_err("sandbox: plan the namespaces: %s", strerror(errno));
         goto out;
@@ -307,6 +323,8 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     const char *debug = getenv("PALDRON_DEBUG");
     pd_exec_ns_coverage(p, live.ncoverage > 0 || (debug && strcmp(debug, "1") == 0), stderr);
     pd_scan_compare(scan, &layer, &warn);
+    pd_exec_content_judge(ctx, scan, known, &layer, &warn);
+    pd_git_scan_after(git_scan, &layer);
     pd_findings_sort(&layer);
     pd_findings_take(&deny, &layer);
     pd_exec_output_judge(ctx, outscan, o, deny.n > 0 || deny.lost, p->argv, &layer, &warn);
@@ -322,7 +340,9 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     rc = pd_exec_report(p, o, &deny);
 out:
     pd_scan_free(scan);
+    pd_git_scan_free(git_scan);
     pd_outscan_free(outscan);
+    pd_outscan_free(known);
     pd_live_close(&live);
     pd_findings_free(&warn);
     pd_findings_free(&deny);

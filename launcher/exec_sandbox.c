@@ -1,10 +1,19 @@
 /* launcher/exec_sandbox.c - what the sandboxed command may touch (the spec
  * handed to platform/). Read + execute: the system directories a normal
  * toolchain needs and the resolved program itself (an allowed program named
- * by absolute path runs wherever it lives). Read: the workspace, /proc, the
- * CPU topology (nproc, multiprocessing). Everything: the writable roots, the
- * private temp home and /dev/shm (POSIX semaphores). The usual devices.
- * Nothing else: not $HOME, not /tmp, not the run directory around the home. */
+ * by absolute path runs wherever it lives). With allow_binaries set, the
+ * kernel floor: the system directories are only readable and execution is
+ * granted on the files pd_exec_floor names alone (the allowed programs,
+ * their interpreters, helper trees and companions, the loader); a writable
+ * root executes nothing unless an allowed program lives there. Shared
+ * libraries keep working from the read right: Landlock checks execve and
+ * the loader's open for execution, not mmap with PROT_EXEC. Read: the
+ * workspace, /proc, the CPU topology (nproc, multiprocessing). Everything:
+ * the writable roots, the private temp home and /dev/shm (POSIX
+ * semaphores). The usual devices; /dev/tty only in interactive mode (a
+ * captured command has no terminal, and what it writes must pass the
+ * output scan). Nothing else: not $HOME, not /tmp, not the run directory
+ * around the home. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +21,13 @@
 #include <sys/stat.h>
 
 #include "launcher/exec.h"
+#include "policy/gate_exec.h"
 
 static const char *const system_dirs[] = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
                                           "/lib64", "/libx32", "/etc",  "/opt"};
 
 static const char *const devices[] = {"/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
-                                      "/dev/urandom", "/dev/tty",  "/dev/pts",  "/dev/ptmx"};
+                                      "/dev/urandom", "/dev/pts",  "/dev/ptmx"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -39,18 +49,69 @@ static bool is_dir(const char *path)
     return path && path[0] == '/' && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* pd_exec_floor's callback: keep a copy of path. */
+static int floor_add(void *arg, const char *path)
+{
+    struct pd_exec_lists *l = arg;
+    if (l->nfloor == l->capfloor) {
+        size_t cap = l->capfloor ? 2 * l->capfloor : 32;
+        char **v = realloc(l->floor, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->floor = v;
+        l->capfloor = cap;
+    }
+    if (!(l->floor[l->nfloor] = strdup(path)))
+        return -1;
+    l->nfloor++;
+    return 0;
+}
+
+/* Does an allowed program (a floor path) lie in root? */
+static bool holds_allowed(const struct pd_exec_lists *l, const char *root)
+{
+    for (size_t k = 0; k < l->nfloor; k++)
+        if (pd_path_under(l->floor[k], root))
+            return true;
+    return false;
+}
+
 int pd_exec_spec(struct pd_exec_plan *p)
 {
     const struct pd_ctx *c = p->ctx;
     const struct pd_policy *pol = c->policy;
     struct pd_exec_lists *l = &p->lists;
     struct pd_sandbox_spec *s = &p->spec;
-    size_t n = 0;
+    const bool floor = pol->allow_binaries.n > 0;
+    size_t n = 0, nread = 0;
     memset(l, 0, sizeof *l);
     memset(s, 0, sizeof *s);
 
-    for (size_t k = 0; k < COUNT(system_dirs); k++)
-        l->exec[n++] = system_dirs[k];
+    if (floor && pd_exec_floor(c, floor_add, l) != 0) {
+        pd_exec_spec_free(p);
+        errno = ENOMEM;
+        return -1;
+    }
+    l->exec = calloc(COUNT(system_dirs) + l->nfloor + c->npolicy_roots + 8, sizeof *l->exec);
+    if (!l->exec) {
+        pd_exec_spec_free(p);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t k = 0; k < COUNT(system_dirs); k++) {
+        if (floor)
+            l->read[nread++] = system_dirs[k];
+        else
+            l->exec[n++] = system_dirs[k];
+    }
+    for (size_t k = 0; k < l->nfloor; k++)
+        l->exec[n++] = l->floor[k];
+    /* a writable root that holds an allowed program keeps execution (the
+     * program may be built by the run: gcc -o src/app) */
+    for (size_t k = 0; floor && k < c->npolicy_roots; k++)
+        if (holds_allowed(l, c->roots[k]))
+            l->exec[n++] = c->roots[k];
+    s->no_exec_writes = floor;
     /* The program by its real path (what execve ends up running) and, when
      * it differs, by the path it was invoked as. */
     l->exec[n++] = p->program_real;
@@ -71,7 +132,7 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->exec[n++] = p->live->lib;
     s->exec_paths = (struct pd_path_list){l->exec, n};
 
-    n = 0;
+    n = nread;
     l->read[n++] = c->workspace;
     l->read[n++] = "/proc";
     l->read[n++] = "/sys/devices/system/cpu";
@@ -96,6 +157,8 @@ int pd_exec_spec(struct pd_exec_plan *p)
 
     for (n = 0; n < COUNT(devices); n++)
         l->dev[n] = devices[n];
+    if (p->interactive) /* the terminal the command shares with paldron */
+        l->dev[n++] = "/dev/tty";
     s->dev_paths = (struct pd_path_list){l->dev, n};
 
     /* Every directory may be listed (ls /, ls /home) where file permissions
@@ -112,6 +175,10 @@ void pd_exec_spec_free(struct pd_exec_plan *p)
     struct pd_exec_lists *l = &p->lists;
     for (size_t k = 0; k < l->nowned; k++)
         free(l->owned[k]);
+    for (size_t k = 0; k < l->nfloor; k++)
+        free(l->floor[k]);
+    free(l->floor);
+    free(l->exec);
     free(l->write);
     memset(l, 0, sizeof *l);
 }

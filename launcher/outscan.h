@@ -77,10 +77,17 @@ int pd_outscan_add_value(struct pd_outscan *scan, const void *value, size_t len,
 int pd_outscan_add_env(struct pd_outscan *scan, char *const *envp);
 
 /* Read a secret file (.env, .env.*, INI/YAML/JSON-ish key files, PEM private
- * keys) and add the values it holds: see docs/output-scan.md for which lines
- * count. The source label is "file <path>". Returns the number of values
- * added, or -1 with errno (from open/read; EFBIG above 16 MiB; ENOMEM). */
+ * keys, a Docker/Kubernetes secret holding a bare value) and add the values it
+ * holds: see docs/output-scan.md for which lines count (assignment values, PEM
+ * body lines, and every other line that pd_outscan_line_is_secret accepts).
+ * The source label is "file <path>". Returns the number of values added, or
+ * -1 with errno (from open/read; EFBIG above 16 MiB; ENOMEM). */
 int pd_outscan_add_secret_file(struct pd_outscan *scan, const char *path);
+
+/* The same for a file that is protected but not secret (.git/config, a hook,
+ * the policy file): only assignment values, URL passwords and PEM blocks
+ * count, never a bare line (its other lines are code, not secrets). */
+int pd_outscan_add_config_file(struct pd_outscan *scan, const char *path);
 
 /* Same as pd_outscan_add_secret_file() on text already in memory. */
 int pd_outscan_add_secret_text(struct pd_outscan *scan, const char *text, size_t len,
@@ -115,6 +122,11 @@ void pd_outscan_copy_clean(struct pd_outscan *scan, bool want);
 /* The heuristics, exposed for tests and for `paldron policy --explain`. */
 bool pd_outscan_env_name_is_secret(const char *name, size_t len);
 bool pd_outscan_value_is_trivial(const void *value, size_t len);
+/* Does a bare line of a secret file (no assignment, no comment; blanks around
+ * it trimmed) count as a secret value? Not trivial, and either it mixes at
+ * least two of letters, digits and other visible bytes, or it is at least 16
+ * bytes without a blank (docs/output-scan.md, "Bare lines"). */
+bool pd_outscan_line_is_secret(const void *line, size_t len);
 
 /* Built-in format rule names, in priority order, NULL-terminated; *n (if not
  * NULL) receives the count. */

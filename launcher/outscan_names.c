@@ -234,6 +234,29 @@ bool pd_outscan_value_is_trivial(const void *value, size_t len)
     return in_list((const char *)v, len, trivial_words);
 }
 
+bool pd_outscan_line_is_secret(const void *line, size_t len)
+{
+    const unsigned char *v = line;
+    if (pd_outscan_value_is_trivial(v, len))
+        return false;
+    /* One class alone is how words and prose look ("settings", "the prod
+     * keys live here"): printing such a word elsewhere must not deny a run.
+     * A long unbroken run of one class is a generated value again. */
+    bool letter = false, digit = false, other = false, blank = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = v[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+            letter = true;
+        else if (c >= '0' && c <= '9')
+            digit = true;
+        else if (c == ' ' || c == '\t')
+            blank = true;
+        else
+            other = true;
+    }
+    return (int)letter + (int)digit + (int)other >= 2 || (len >= 16 && !blank);
+}
+
 bool pd_os_value_is_tokenlike(const unsigned char *v, size_t len)
 {
     if (len < 12)

@@ -318,8 +318,21 @@ static int parse_assignment(struct pd_outscan *scan, struct cursor *c, size_t a,
     return rc < 0 ? -1 : count;
 }
 
-int pd_outscan_add_secret_text(struct pd_outscan *scan, const char *text, size_t len,
-                               const char *source_label)
+/* A line that is no assignment, no comment and no PEM block (a Docker or
+ * Kubernetes secret file holds just the value) counts as a whole when
+ * pd_outscan_line_is_secret says so. So does the only line of a one-line
+ * file even when it reads like an assignment ("user:Pa55-long-value" is a
+ * value, not a key "user"). */
+static int add_bare_line(struct pd_outscan *scan, const unsigned char *v, size_t n,
+                         const char *label)
+{
+    if (!pd_outscan_line_is_secret(v, n))
+        return 0;
+    return pd_outscan_add_value(scan, v, n, label);
+}
+
+static int add_text(struct pd_outscan *scan, const char *text, size_t len, const char *source_label,
+                    bool bare)
 {
     if (scan == NULL || (text == NULL && len > 0)) {
         errno = EINVAL;
@@ -327,6 +340,8 @@ int pd_outscan_add_secret_text(struct pd_outscan *scan, const char *text, size_t
     }
     struct cursor c = {(const unsigned char *)text, len, 0};
     int count = 0;
+    size_t lines = 0, only_a = 0, only_b = 0;
+    bool only_assigned = false;
     while (c.p < c.n) {
         size_t e = line_end(&c, c.p);
         size_t a = c.p, b = e;
@@ -338,15 +353,33 @@ int pd_outscan_add_secret_text(struct pd_outscan *scan, const char *text, size_t
         if (pem_begin(c.s, a, b)) {
             c.p = e < c.n ? e + 1 : e;
             rc = parse_pem(scan, &c, source_label);
+            lines += 2; /* a PEM file is no one-line file */
         } else if (a == b || c.s[a] == '#' || c.s[a] == ';' || c.s[a] == '[' ||
                    starts(c.s + a, b - a, "//")) {
             c.p = e < c.n ? e + 1 : e;
         } else {
             size_t before = c.p;
             rc = parse_assignment(scan, &c, a, b, e, source_label);
-            if (c.p == before) /* not an assignment */
+            bool assigned = c.p != before;
+            if (!assigned) {
                 c.p = e < c.n ? e + 1 : e;
+                if (bare && rc >= 0) {
+                    int r2 = add_bare_line(scan, c.s + a, b - a, source_label);
+                    rc = r2 < 0 ? -1 : rc + r2;
+                }
+            }
+            if (lines++ == 0) {
+                only_a = a;
+                only_b = b;
+                only_assigned = assigned;
+            }
         }
+        if (rc < 0)
+            return -1;
+        count += rc;
+    }
+    if (bare && lines == 1 && only_assigned) {
+        int rc = add_bare_line(scan, c.s + only_a, only_b - only_a, source_label);
         if (rc < 0)
             return -1;
         count += rc;
@@ -354,12 +387,15 @@ int pd_outscan_add_secret_text(struct pd_outscan *scan, const char *text, size_t
     return count;
 }
 
-int pd_outscan_add_secret_file(struct pd_outscan *scan, const char *path)
+int pd_outscan_add_secret_text(struct pd_outscan *scan, const char *text, size_t len,
+                               const char *source_label)
 {
-    if (scan == NULL || path == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
+    return add_text(scan, text, len, source_label, true);
+}
+
+/* Read the whole file at path (at most SECRET_FILE_MAX bytes) into *out. */
+static int read_whole(const char *path, char **out, size_t *outn)
+{
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return -1;
@@ -418,11 +454,50 @@ int pd_outscan_add_secret_file(struct pd_outscan *scan, const char *path)
         errno = EFBIG;
         return -1;
     }
+    *out = buf;
+    *outn = n;
+    return 0;
+}
+
+/* A PEM file that holds certificates and no private key (a CA bundle such
+ * as certifi's cacert.pem, matched by the *.pem secret pattern) is public:
+ * its lines are in every Python and Node install, so as known values they
+ * would only raise false alarms. */
+static bool public_certificates(const char *buf, size_t n)
+{
+    return memmem(buf, n, "-----BEGIN CERTIFICATE-----", 27) != NULL &&
+           memmem(buf, n, "PRIVATE KEY-----", 16) == NULL;
+}
+
+static int add_file(struct pd_outscan *scan, const char *path, bool bare)
+{
+    if (scan == NULL || path == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    char *buf;
+    size_t n;
+    if (read_whole(path, &buf, &n) != 0)
+        return -1;
+    if (public_certificates(buf, n)) {
+        free(buf);
+        return 0;
+    }
     char *label = make_label("file", path, strlen(path));
-    int rc = label == NULL ? -1 : pd_outscan_add_secret_text(scan, buf, n, label);
+    int rc = label == NULL ? -1 : add_text(scan, buf, n, label, bare);
     int saved = errno;
     free(label);
     free(buf);
     errno = saved;
     return rc;
+}
+
+int pd_outscan_add_secret_file(struct pd_outscan *scan, const char *path)
+{
+    return add_file(scan, path, true);
+}
+
+int pd_outscan_add_config_file(struct pd_outscan *scan, const char *path)
+{
+    return add_file(scan, path, false);
 }

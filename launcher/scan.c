@@ -23,51 +23,9 @@
 
 #include "launcher/scan_int.h"
 
-#define MAX_TREES 64
-
 enum mode { SNAPSHOT, REREAD, FRESH };
 
-struct tree {
-    const char *path; /* real path (owned by the context) */
-    bool existed;
-    int flags;
-    dev_t dev;
-};
-
-struct pd_scan {
-    const struct pd_ctx *ctx;
-    bool degraded;
-    struct store st;
-    struct names names;
-    struct tree trees[MAX_TREES];
-    size_t ntrees;
-    struct timespec max_ctime; /* latest ctime recorded (pd_scan_fence) */
-    size_t nfiles;
-    struct pd_findings *found, *warn;
-};
-
 /* ---- helpers ------------------------------------------------------------ */
-
-static int open_dir(const char *path)
-{
-    static bool no_openat2;
-    const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-#ifdef SYS_openat2
-    if (!no_openat2) {
-        struct open_how how = {.flags = (unsigned long long)flags,
-                               .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-        long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-        if (fd >= 0 || errno != ENOSYS)
-            return (int)fd;
-        no_openat2 = true;
-    }
-#endif
-    /* Older kernels: only the last component is protected; the trees are
-     * walked by real paths, so the others are links only if the command
-     * swapped a directory for one after the fact (its parent then shows
-     * the change). */
-    return open(path, flags);
-}
 
 static void subject_of(const struct pd_scan *s, const char *abs, char *out, size_t outlen)
 {
@@ -317,15 +275,49 @@ static void descend(struct pd_scan *s, char *path, size_t len, struct entries *s
     subdirs->len = subdirs->cap = 0;
 }
 
+/* A directory still unreadable after pd_scan_open_dir: what the run could
+ * have written there cannot be checked. Accepted only when the command could
+ * not have reached into it either: not searchable by the user (and not the
+ * user's to chmod), or outside the writable roots of an isolated run. */
+static bool may_stay_unread(const struct pd_scan *s, const char *path, int flags)
+{
+    if ((flags & F_OUTSIDE) && !s->degraded)
+        return true;
+    return !pd_scan_searchable(path);
+}
+
+static bool may_grant(const struct pd_scan *s, int flags)
+{
+    return !(flags & F_OUTSIDE) || s->degraded;
+}
+
+/* The directory the scan made readable gets its mode back; at the snapshot
+ * its record takes the times that change gave it, so that the compare does
+ * not see the scan's own chmod as the run's. */
+static void ungrant_dir(struct pd_scan *s, struct dir_grant *g, const char *path, long rec)
+{
+    if (g->fd < 0)
+        return;
+    pd_scan_ungrant(g);
+    struct stat st;
+    if (rec >= 0 && lstat(path, &st) == 0) {
+        s->st.v[rec].mtime = st.st_mtim;
+        s->st.v[rec].ctime = st.st_ctim;
+        note_ctime(s, &st);
+    }
+}
+
 static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode mode, dev_t dev)
 {
     char subject[PD_PATH_MAX];
-    int fd = open_dir(path);
+    struct dir_grant g;
+    int fd = pd_scan_open_dir(path, may_grant(s, flags), &g);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
+        pd_scan_ungrant(&g);
         if (mode != SNAPSHOT) {
             if (e != ENOENT)
                 unscannable(s, path, e);
@@ -333,8 +325,11 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
         }
         subject_of(s, path, subject, sizeof subject);
         pd_findings_add(s->warn, subject,
-                        "scan: cannot read %s (%s); changes in it are not checked", subject,
-                        strerror(e));
+                        "scan: cannot read %s (%s); changes in it are not checked%s", subject,
+                        strerror(e),
+                        may_stay_unread(s, path, flags) ? ""
+                                                        : " (a run that can reach into it is "
+                                                          "denied)");
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             pd_store_add(&s->st, path, len, REC_DIR, flags | F_UNREADABLE, &st);
             note_ctime(s, &st);
@@ -348,16 +343,21 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
         pd_findings_add(s->warn, subject, "scan: %s is another file system; it is not scanned",
                         subject);
         close(fd);
+        pd_scan_ungrant(&g);
         return;
     }
+    long rec = -1;
     if (mode == SNAPSHOT) {
-        pd_store_add(&s->st, path, len, REC_DIR, flags, &st);
+        rec = pd_store_add(&s->st, path, len, REC_DIR, flags, &st);
         note_ctime(s, &st);
     }
     struct entries subdirs = {0};
     visit(s, fd, path, len, flags, mode, &subdirs);
     close(fd);
+    /* The mode goes back after the subtree: a directory without search
+     * permission would keep the walk out of its subdirectories. */
     descend(s, path, len, &subdirs, dev);
+    ungrant_dir(s, &g, path, rec);
 }
 
 /* ---- snapshot ------------------------------------------------------------ */
@@ -400,6 +400,7 @@ struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct
         return NULL;
     s->ctx = ctx;
     s->degraded = degraded;
+    clock_gettime(CLOCK_REALTIME_COARSE, &s->start);
     s->warn = warn;
     s->found = warn; /* not used while taking the snapshot */
     if (pd_names_init(&s->names, ctx) < 0) {
@@ -433,13 +434,19 @@ struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct
 
 void pd_scan_fence(const struct pd_scan *s)
 {
-    const struct timespec max = s->max_ctime;
+    /* The later of every recorded ctime and the snapshot's start: a change
+     * the run makes must get a ctime after both (scan_changed.c tells the
+     * run's files by a ctime after the start). */
+    struct timespec max = s->max_ctime;
+    if (s->start.tv_sec > max.tv_sec ||
+        (s->start.tv_sec == max.tv_sec && s->start.tv_nsec > max.tv_nsec))
+        max = s->start;
     if (max.tv_sec == 0)
         return;
     /* File times come from the coarse clock (or finer): once it has passed
      * every recorded ctime, a later change cannot repeat one. A ctime with
      * no nanoseconds suggests a file system with whole-second times. */
-    const bool coarse_fs = max.tv_nsec == 0;
+    const bool coarse_fs = s->max_ctime.tv_sec != 0 && s->max_ctime.tv_nsec == 0;
     for (int k = 0; k < 3000; k++) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME_COARSE, &now);
@@ -485,27 +492,74 @@ static void dir_gone(struct pd_scan *s, size_t i, size_t j)
         finding(s, "removed", pd_store_path(&s->st, k), DT_REG);
 }
 
+static void keep_grant(struct pd_scan *s, struct dir_grant *g)
+{
+    if (g->fd < 0)
+        return;
+    if (s->ngrants == s->cgrants) {
+        size_t cap = s->cgrants ? s->cgrants * 2 : 8;
+        struct dir_grant *nv = realloc(s->grants, cap * sizeof *nv);
+        if (!nv) {
+            pd_scan_ungrant(g);
+            return;
+        }
+        s->grants = nv;
+        s->cgrants = cap;
+    }
+    s->grants[s->ngrants++] = *g;
+    g->fd = -1;
+}
+
+/* The directory at path (a record) cannot be reached: an ancestor inside a
+ * writable root lacks its owner's search permission (src/box at 0600 while
+ * src/box/inner is compared). Grant it, top down, until the end of the
+ * compare. */
+static void grant_ancestors(struct pd_scan *s, char *path, size_t len, int flags)
+{
+    if (!may_grant(s, flags))
+        return;
+    for (size_t k = 1; k < len; k++) {
+        if (path[k] != '/')
+            continue;
+        path[k] = '\0';
+        if (in_roots(s, path) || s->degraded) {
+            struct dir_grant g;
+            if (pd_scan_grant_dir(path, &g) == 0)
+                keep_grant(s, &g);
+        }
+        path[k] = '/';
+    }
+}
+
 static void compare_dir(struct pd_scan *s, size_t i, size_t j, char *path)
 {
     const struct rec *d = &s->st.v[i];
     size_t len = strlen(pd_store_path(&s->st, i));
     memcpy(path, pd_store_path(&s->st, i), len + 1);
     struct stat st;
-    /* Fast path: an unchanged directory without recorded files. */
-    if (j == i + 1 && lstat(path, &st) == 0 && same_dir(d, &st))
+    /* Fast path: an unchanged directory without recorded files (one that
+     * could not be read at the snapshot is never taken as unchanged). */
+    if (j == i + 1 && !(d->flags & F_UNREADABLE) && lstat(path, &st) == 0 && same_dir(d, &st))
         return;
-    int fd = open_dir(path);
+    const int flags = d->flags & ~F_UNREADABLE;
+    struct dir_grant g;
+    int fd = pd_scan_open_dir(path, may_grant(s, flags), &g);
+    if (fd < 0 && errno == EACCES) {
+        grant_ancestors(s, path, len, flags);
+        fd = pd_scan_open_dir(path, may_grant(s, flags), &g);
+    }
+    keep_grant(s, &g);
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
         if (e == ENOENT || e == ENOTDIR || e == ELOOP)
             dir_gone(s, i, j);
-        else if (!(d->flags & F_UNREADABLE) || lstat(path, &st) != 0 || !same_dir(d, &st))
+        else if (!(d->flags & F_UNREADABLE) || lstat(path, &st) != 0 || !same_dir(d, &st) ||
+                 !may_stay_unread(s, path, flags))
             unscannable(s, path, e);
         return;
     }
-    const int flags = d->flags & ~F_UNREADABLE;
     if (st.st_dev != d->dev || st.st_ino != d->ino || (d->flags & F_UNREADABLE)) {
         /* Another directory sits here now (or one we could not read
          * before): all of it is new. */
@@ -553,6 +607,9 @@ void pd_scan_compare(struct pd_scan *s, struct pd_findings *found, struct pd_fin
     }
     if (s->st.failed)
         pd_findings_add(found, "", "the post-run scan ran out of memory; its result is incomplete");
+    /* Modes back, innermost first. */
+    while (s->ngrants > 0)
+        pd_scan_ungrant(&s->grants[--s->ngrants]);
 }
 
 size_t pd_scan_ndirs(const struct pd_scan *s)
@@ -603,6 +660,9 @@ void pd_scan_free(struct pd_scan *s)
 {
     if (!s)
         return;
+    while (s->ngrants > 0)
+        pd_scan_ungrant(&s->grants[--s->ngrants]);
+    free(s->grants);
     pd_store_free(&s->st);
     pd_names_free(&s->names);
     free(s);

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "launcher/exec_findings.h"
 #include "policy/policy.h"
@@ -61,6 +62,19 @@ size_t pd_scan_each_denied_file(const struct pd_scan *s, void (*fn)(const char *
  * how many. */
 size_t pd_scan_each_denied_top(const struct pd_scan *s,
                                void (*fn)(const char *path, bool dir, void *user), void *user);
+
+/* Called for each regular file the run created or changed (scan_changed.c):
+ * path absolute; fd open for reading (no link followed; a file of the user's
+ * without read permission is given u+r while fn runs) or -1 with err the
+ * errno of the open; st as seen by the walk. */
+typedef void (*pd_scan_changed_fn)(const char *path, int fd, int err, const struct stat *st,
+                                   void *user);
+
+/* After the run: call fn for every regular file in the writable roots (in
+ * degraded mode: in every scanned tree) whose ctime is not before the
+ * snapshot began, i.e. that the run created, wrote, truncated, renamed or
+ * linked. Returns how many. */
+size_t pd_scan_each_changed_file(const struct pd_scan *s, pd_scan_changed_fn fn, void *user);
 
 void pd_scan_free(struct pd_scan *s);
 

@@ -54,8 +54,6 @@ long pd_store_find(const struct store *s, const char *path, size_t len);
 const char *pd_store_path(const struct store *s, size_t i);
 void pd_store_free(struct store *s);
 
-/* ---- names (scan_names.c) ----------------------------------------------- */
-
 /* One pattern reduced to its last significant component (the last one that
  * is not "**"): a path the pattern matches exactly has a last component
  * matched by it, and a path matched through an ancestor lies below a
@@ -68,12 +66,77 @@ struct name_pat {
     size_t len;
 };
 
+/* ---- the scan object (scan.c; read by scan_changed.c) ---------------- */
+
+#define MAX_TREES 64
+
+struct tree {
+    const char *path; /* real path (owned by the context) */
+    bool existed;
+    int flags;
+    dev_t dev;
+};
+
 struct names {
     struct name_pat *v;
     size_t n;
     bool always; /* some pattern matches every name ("**", "*") */
     char *buf;   /* owns the component texts */
 };
+
+struct pd_scan {
+    const struct pd_ctx *ctx;
+    bool degraded;
+    struct store st;
+    struct names names;
+    struct tree trees[MAX_TREES];
+    size_t ntrees;
+    struct timespec max_ctime; /* latest ctime recorded (pd_scan_fence) */
+    struct timespec start;     /* when the snapshot began (pd_scan_each_changed_file) */
+    size_t nfiles;
+    struct pd_findings *found, *warn;
+    /* Modes the compare changed: put back when it ends, because it visits
+     * the records one after the other and a directory's records below it
+     * need its search permission. */
+    struct dir_grant *grants;
+    size_t ngrants, cgrants;
+};
+
+/* ---- directories the scan must read (scan_access.c) --------------------- */
+
+/* A directory the scan opened by giving its owner read and search rights
+ * for the time of the scan: fd (O_PATH) and the mode to put back. */
+struct dir_grant {
+    int fd; /* -1: nothing was changed */
+    mode_t mode;
+};
+
+/* Open the directory at path for reading without following any link
+ * (openat2 RESOLVE_NO_SYMLINKS where the kernel has it, O_NOFOLLOW
+ * otherwise). may_grant (a directory inside a writable root): when the
+ * directory lacks read or search permission for its owner and the launcher's
+ * user owns it, add u+rx first and fill *g (pd_scan_ungrant puts the mode
+ * back). Else g->fd = -1. Returns the descriptor or -1 with errno. */
+int pd_scan_open_dir(const char *path, bool may_grant, struct dir_grant *g);
+
+/* Give the owner u+rx on the directory at path when the user owns it and
+ * it lacks them (an ancestor of a directory the compare must open). 0 when
+ * g was filled, -1 when nothing changed. */
+int pd_scan_grant_dir(const char *path, struct dir_grant *g);
+
+/* Put back the mode changed by pd_scan_open_dir (no-op when none). */
+void pd_scan_ungrant(struct dir_grant *g);
+
+/* Open the regular file at path for reading (no link followed); a file the
+ * user owns without read permission gets u+r for the time of the read, as
+ * above. -1 with errno. */
+int pd_scan_open_file(const char *path, struct dir_grant *g);
+
+/* Could the launcher's user (and so the command) enter the directory at
+ * path? */
+bool pd_scan_searchable(const char *path);
+
+/* ---- names (scan_names.c) ----------------------------------------------- */
 
 int pd_names_init(struct names *nm, const struct pd_ctx *ctx);
 /* May a path whose last component is name be denied by a pattern? */

@@ -91,6 +91,9 @@ struct pd_sandbox_spec {
     struct pd_path_list write_paths; /* every right (writable roots, temp home, /dev/shm) */
     struct pd_path_list dev_paths;   /* read + write + ioctl on device files (/dev/null, tty...) */
     struct pd_path_list list_paths;  /* directory listing only (every directory beneath) */
+    bool no_exec_writes;             /* write_paths and the private /tmp grant no execution
+                                        (allow_binaries: the kernel floor; a writable root that
+                                        holds an allowed program is in exec_paths too) */
     bool allow_network;              /* false: a network namespace with only lo; where there is
                                         none, no TCP (Landlock) and only AF_UNIX and AF_NETLINK
                                         sockets (seccomp) */

@@ -18,7 +18,11 @@ const char *const pd_builtin_secrets[] = {
     "~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.kube/config",
     "~/.docker/config.json", NULL};
 
-const char *const pd_builtin_protected[] = {".git/hooks/**", ".git/config", ".gitmodules",
+/* The ".git/" entries are decided by policy/gate_git.c: a repository's
+ * config and hooks are protected where the repository existed at the start
+ * of the run (nested ones and submodules included), not in one it creates. */
+const char *const pd_builtin_protected[] = {".git/hooks/**", ".git/config", ".git/config.worktree",
+                                            ".gitmodules",
                                             /* agent configuration */
                                             ".claude/**", ".codex/**", ".mcp.json",
                                             /* editor task and launch files */

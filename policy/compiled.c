@@ -9,7 +9,8 @@
  *
  * Values escape '\\' as "\\\\" and newline as "\\n". Context keys: workspace,
  * home, path, root (every writable root, policy roots first), npolicy_roots,
- * private_net, file (the policy file). */
+ * private_net, file (the policy file), git_dirs_known and git_dir (the git
+ * directories that existed at the start of the run: policy/gate_git.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ char *pd_compile(const struct pd_ctx *c)
         put(f, "root", c->roots[k]);
     fprintf(f, "npolicy_roots %zu\n", c->npolicy_roots);
     fprintf(f, "private_net %d\n", c->private_net ? 1 : 0);
+    fprintf(f, "git_dirs_known %d\n", c->git_dirs_known ? 1 : 0);
+    for (size_t k = 0; k < c->ngit_dirs; k++)
+        put(f, "git_dir", c->git_dirs[k]);
     if (p->file)
         put(f, "file", p->file);
 #define PD_KEY_STRV(name, doc)                                                                     \
@@ -135,6 +139,10 @@ static int set_context(struct pd_ctx *c, struct pd_policy *p, const char *key, c
         c->private_net = strcmp(value, "1") == 0;
     else if (strcmp(key, "file") == 0)
         return (p->file = strdup(value)) ? 0 : -1;
+    else if (strcmp(key, "git_dirs_known") == 0)
+        c->git_dirs_known = strcmp(value, "1") == 0;
+    else if (strcmp(key, "git_dir") == 0)
+        return pd_ctx_add_git_dir(c, value);
     else if (strcmp(key, "root") == 0) {
         char *copy = strdup(value);
         char **nv = copy ? realloc(c->roots, (c->nroots + 1) * sizeof *nv) : NULL;

@@ -73,4 +73,9 @@ void pd_ctx_free(struct pd_ctx *c)
     free(c->roots);
     c->roots = NULL;
     c->nroots = 0;
+    for (size_t k = 0; k < c->ngit_dirs; k++)
+        free(c->git_dirs[k]);
+    free(c->git_dirs);
+    c->git_dirs = NULL;
+    c->ngit_dirs = 0;
 }

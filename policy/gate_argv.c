@@ -158,11 +158,100 @@ static bool in_roots(const struct pd_ctx *c, const char *real)
     return false;
 }
 
+/* Neither the path nor the file it leads to lies in a writable root: the
+ * sandboxed command cannot swap it for another program. */
+static bool outside_roots(const struct pd_ctx *c, const char *path)
+{
+    char real[PD_PATH_MAX];
+    return realpath(path, real) && !in_roots(c, path) && !in_roots(c, real);
+}
+
+int pd_binary_entry_file(const struct pd_ctx *c, const char *entry, char *out, size_t outlen)
+{
+    char cand[PD_PATH_MAX];
+    if (strchr(entry, '/')) {
+        /* "./bin/app", "bin/app", "~/bin/app", "/opt/x": that exact file */
+        if (pd_path_normalize(c->workspace, c->home, entry, cand, sizeof cand) != 0 ||
+            !is_exec_file(cand))
+            return -1;
+        snprintf(out, outlen, "%s", cand);
+        return 0;
+    }
+    /* execvp's search, skipping what the run could replace: a PATH entry
+     * such as .venv/bin inside a writable root names no program here. */
+    for (const char *p = c->path_env; *p;) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > 0 && p[0] == '/' &&
+            (size_t)snprintf(cand, sizeof cand, "%.*s/%s", (int)len, p, entry) < sizeof cand &&
+            is_exec_file(cand) && outside_roots(c, cand)) {
+            snprintf(out, outlen, "%s", cand);
+            return 0;
+        }
+        p += len + (e ? 1 : 0);
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+static bool same_file(const struct stat *st, const char *path)
+{
+    struct stat o;
+    return stat(path, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+const char *pd_binary_entry_of(const struct pd_ctx *c, const char *file)
+{
+    struct stat st;
+    char entry_file[PD_PATH_MAX];
+    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    const struct pd_strv *ab = &c->policy->allow_binaries;
+    for (size_t k = 0; k < ab->n; k++)
+        if (pd_binary_entry_file(c, ab->v[k], entry_file, sizeof entry_file) == 0 &&
+            same_file(&st, entry_file))
+            return ab->v[k];
+    return NULL;
+}
+
+/* Is dir (a real path) one of the context PATH's directories outside the
+ * writable roots? */
+static bool path_dir(const struct pd_ctx *c, const char *dir)
+{
+    char d[PD_PATH_MAX], real[PD_PATH_MAX];
+    for (const char *p = c->path_env; *p;) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > 0 && p[0] == '/' && len < sizeof d) {
+            snprintf(d, sizeof d, "%.*s", (int)len, p);
+            if (realpath(d, real) && strcmp(real, dir) == 0 && !in_roots(c, real))
+                return true;
+        }
+        p += len + (e ? 1 : 0);
+    }
+    return false;
+}
+
+bool pd_binary_versioned_alias(const struct pd_ctx *c, const char *entry, const char *invoked,
+                               const char *real)
+{
+    char file[PD_PATH_MAX], dir[PD_PATH_MAX];
+    const char *slash = strrchr(real, '/');
+    const char *name = strrchr(invoked, '/');
+    name = name ? name + 1 : invoked;
+    if (strchr(entry, '/') || !slash || strcmp(name, entry) != 0 ||
+        strncmp(slash + 1, entry, strlen(entry)) != 0 ||
+        pd_binary_entry_file(c, entry, file, sizeof file) == 0)
+        return false;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - real), real);
+    return path_dir(c, dir[0] ? dir : "/");
+}
+
 void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
                     struct pd_verdict *v, bool *missing)
 {
     const struct pd_policy *p = c->policy;
-    char invoked[PD_PATH_MAX], real[PD_PATH_MAX], entry_real[PD_PATH_MAX];
+    char invoked[PD_PATH_MAX], real[PD_PATH_MAX];
     pd_verdict_allow(v);
     v->op = PD_OP_EXEC;
     snprintf(v->subject, sizeof v->subject, "%s", argv0);
@@ -180,32 +269,40 @@ void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
         return;
     }
     bool name_listed = false;
-    for (size_t k = 0; k < p->allow_binaries.n; k++) {
-        const char *e = p->allow_binaries.v[k];
-        if (strchr(e, '/')) {
-            if (found &&
-                pd_path_normalize(c->workspace, c->home, e, entry_real, sizeof entry_real) == 0 &&
-                (strcmp(entry_real, v->resolved) == 0 || strcmp(entry_real, invoked) == 0))
-                return;
-        } else if (strcmp(e, name) == 0) {
-            name_listed = true;
-        }
-    }
-    if (!name_listed) {
-        binary_deny(v, name, p, NULL);
-        return;
-    }
+    for (size_t k = 0; k < p->allow_binaries.n; k++)
+        name_listed |= strcmp(p->allow_binaries.v[k], name) == 0;
     if (!found) {
-        *missing = true;
+        /* nothing to compare: a listed name is the caller's call (the exec
+         * fails by itself), any other name is not allowed */
+        if (name_listed)
+            *missing = true;
+        else
+            binary_deny(v, name, p, NULL);
         return;
     }
-    if (in_roots(c, v->resolved)) {
-        char why[PD_PATH_MAX + 128];
+    /* By identity: the file that will run is the very file an entry names
+     * (gmake -> make and .venv/bin/python -> python3 match their targets; a
+     * link named python3 that leads to id does not). */
+    if (pd_binary_entry_of(c, invoked))
+        return;
+    for (size_t k = 0; k < p->allow_binaries.n; k++)
+        if (pd_binary_versioned_alias(c, p->allow_binaries.v[k], invoked, v->resolved))
+            return;
+    char why[PD_PATH_MAX + 160];
+    if (name_listed && in_roots(c, v->resolved)) {
         snprintf(why, sizeof why,
                  "resolves to %s, a file the sandboxed command can write (a bare name in "
                  "allow_binaries matches only programs outside the writable roots)",
                  v->resolved);
         binary_deny(v, name, p, why);
+    } else if (name_listed) {
+        snprintf(why, sizeof why,
+                 "resolves to %s, not the program allow_binaries names (programs are matched "
+                 "by identity, not by name)",
+                 v->resolved);
+        binary_deny(v, name, p, why);
+    } else {
+        binary_deny(v, name, p, NULL);
     }
 }
 

@@ -1,6 +1,6 @@
 /* policy/gate_exec.c - the exec gate: patterns on the target, then
- * allow_binaries with the script, helper and companion rules of
- * policy/gate_exec.h. Reads the file system (stat, realpath, the first line
+ * allow_binaries by identity with the loader, script, helper and companion
+ * rules of policy/gate_exec.h. Reads the file system (stat, realpath, the first line
  * of a script); allocates nothing, so the preload may call it anywhere. */
 #include <elf.h>
 #include <errno.h>
@@ -25,9 +25,37 @@ static const char *const helper_dirs[] = {"/usr/lib",           "/usr/libexec", 
 static const char *const companions[] = {"as", "ld", "ld.bfd", "ld.gold", "ld.lld", NULL};
 
 /* Compiler drivers, also with a target prefix (x86_64-linux-gnu-gcc-12). */
-static const char *const drivers[] = {"cc",      "c++",     "gcc*",      "g++*",      "clang*",
-                                      "*-cc",    "*-c++",   "*-gcc",     "*-gcc-*",   "*-g++",
-                                      "*-g++-*", "*-clang", "*-clang-*", "*-clang++", NULL};
+static const char *const drivers[] = {"cc",      "c++",       "gcc*",      "g++*",    "clang*",
+                                      "cpp",     "cpp-*",     "*-cpp",     "*-cpp-*", "*-cc",
+                                      "*-c++",   "*-gcc",     "*-gcc-*",   "*-g++",   "*-g++-*",
+                                      "*-clang", "*-clang-*", "*-clang++", NULL};
+
+/* Helper trees and the drivers that own them: a program in a tree starts
+ * only from its driver (allowed) or from another program of the same tree
+ * (collect2 starting lto-wrapper, git-core's git starting git-remote-http).
+ * A component may be a glob (llvm-*). */
+static const char *const git_drivers[] = {"git", NULL};
+static const char *const git_trees[] = {"/usr/lib/git-core", "/usr/libexec/git-core", NULL};
+static const char *const cc_trees[] = {"/usr/lib/gcc", "/usr/libexec/gcc", "/usr/lib/gcc-cross",
+                                       "/usr/lib/llvm-*", NULL};
+static const struct {
+    const char *const *trees;
+    const char *const *drivers;
+} scopes[] = {{git_trees, git_drivers}, {cc_trees, drivers}};
+#define NSCOPES (sizeof scopes / sizeof scopes[0])
+
+/* The dynamic loader by name: it maps whatever program its arguments name. */
+static const char *const loader_names[] = {"ld-linux*", "ld.so",     "ld.so.*", "ld-*.so",
+                                           "ld-*.so.*", "ld64.so.*", NULL};
+
+/* ld.so's options that take a value (glibc's rtld.c); any other word ends
+ * the options and names the program. */
+static const char *const loader_valued[] = {
+    "--library-path",         "--inhibit-rpath",     "--audit", "--preload", "--argv0",
+    "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask", NULL};
+static const char *const loader_flags[] = {
+    "--list",    "--verify", "--inhibit-cache", "--list-tunables", "--list-diagnostics", "--help",
+    "--version", NULL};
 
 static const char *base_name(const char *p)
 {
@@ -43,12 +71,25 @@ static bool in_list(const char *const *list, const char *name)
     return false;
 }
 
-static bool is_driver(const char *name)
+static bool matches_any(const char *const *pats, const char *name)
 {
-    for (size_t k = 0; drivers[k]; k++)
-        if (pd_glob_component(drivers[k], strlen(drivers[k]), name, strlen(name), false))
+    for (size_t k = 0; pats[k]; k++)
+        if (pd_glob_component(pats[k], strlen(pats[k]), name, strlen(name), false))
             return true;
     return false;
+}
+
+bool pd_exec_is_driver(const char *name)
+{
+    return matches_any(drivers, name);
+}
+
+bool pd_exec_is_loader(const char *path)
+{
+    char real[PD_PATH_MAX];
+    if (matches_any(loader_names, base_name(path)))
+        return true;
+    return realpath(path, real) && matches_any(loader_names, base_name(real));
 }
 
 static bool in_roots(const struct pd_ctx *c, const char *real)
@@ -69,6 +110,41 @@ bool pd_exec_is_helper(const char *abs)
     return false;
 }
 
+/* Does abs lie strictly beneath tree (whose components may be globs)? */
+static bool under_tree(const char *abs, const char *tree)
+{
+    const char *a = abs, *t = tree;
+    while (*t) {
+        if (*a != '/' || *t != '/')
+            return false;
+        a++, t++;
+        size_t al = strcspn(a, "/"), tl = strcspn(t, "/");
+        if (!pd_glob_component(t, tl, a, al, false))
+            return false;
+        a += al, t += tl;
+    }
+    return a[0] == '/' && a[1];
+}
+
+/* The scope whose trees hold path (or its real path), or -1. */
+static int scope_of(const char *path, const char *real)
+{
+    for (size_t k = 0; k < NSCOPES; k++)
+        for (size_t j = 0; scopes[k].trees[j]; j++)
+            if (under_tree(path, scopes[k].trees[j]) ||
+                (real && under_tree(real, scopes[k].trees[j])))
+                return (int)k;
+    return -1;
+}
+
+const char *const *pd_exec_helper_trees(const char *name)
+{
+    for (size_t k = 0; k < NSCOPES; k++)
+        if (matches_any(scopes[k].drivers, name))
+            return scopes[k].trees;
+    return NULL;
+}
+
 static void real_or_copy(const char *path, char *out, size_t len)
 {
     char tmp[PD_PATH_MAX];
@@ -80,47 +156,43 @@ static void real_or_copy(const char *path, char *out, size_t len)
 
 bool pd_exec_program_allowed(const struct pd_ctx *c, const char *exe)
 {
-    const struct pd_strv *ab = &c->policy->allow_binaries;
-    if (ab->n == 0)
+    if (c->policy->allow_binaries.n == 0)
         return true;
-    struct pd_verdict v;
-    bool missing;
-    pd_gate_binary(c, exe, NULL, &v, &missing);
-    if (!v.deny && !missing)
-        return true;
-    char real[PD_PATH_MAX], cand[PD_PATH_MAX], cand_real[PD_PATH_MAX];
-    real_or_copy(exe, real, sizeof real);
-    if (in_roots(c, real))
-        return false;
-    for (size_t k = 0; k < ab->n; k++) {
-        const char *e = ab->v[k];
-        if (strchr(e, '/')) {
-            if (pd_path_normalize(c->workspace, c->home, e, cand_real, sizeof cand_real) == 0 &&
-                strcmp(cand_real, real) == 0)
-                return true;
-        } else if (pd_resolve_program(c, e, NULL, cand, sizeof cand) == 0) {
-            real_or_copy(cand, cand_real, sizeof cand_real);
-            if (strcmp(cand_real, real) == 0)
-                return true;
-        }
-    }
-    return false;
+    return pd_binary_entry_of(c, exe) != NULL;
 }
 
-/* The interpreter of a "#!" script: its path, or for "#!/usr/bin/env NAME"
- * NAME. Returns false when file is not a script. */
-static bool read_shebang(const char *file, char *interp, size_t len)
+/* May caller_exe start a program of scope k? Its driver (allowed), or a
+ * program of the same trees. */
+static bool scope_caller(const struct pd_ctx *c, int k, const char *caller_exe)
+{
+    char real[PD_PATH_MAX];
+    real_or_copy(caller_exe, real, sizeof real);
+    if (scope_of(caller_exe, real) == k)
+        return true;
+    return (matches_any(scopes[k].drivers, base_name(caller_exe)) ||
+            matches_any(scopes[k].drivers, base_name(real))) &&
+           pd_exec_program_allowed(c, caller_exe);
+}
+
+enum shebang { SHEBANG_NONE, SHEBANG_PATH, SHEBANG_ENV };
+
+/* The interpreter of a "#!" script: the path on its first line (as the
+ * kernel reads it: relative to the working directory when it has no
+ * leading '/'), or for "#!/usr/bin/env NAME" NAME, with env's path in
+ * env (may be NULL). */
+static enum shebang read_shebang(const char *file, char *interp, size_t len, char *env,
+                                 size_t envlen)
 {
     char line[SHEBANG_MAX + 1];
     int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
-        return false;
+        return SHEBANG_NONE;
     ssize_t n = pread(fd, line, SHEBANG_MAX, 0);
     int saved = errno;
     close(fd);
     errno = saved;
     if (n < 2 || line[0] != '#' || line[1] != '!')
-        return false;
+        return SHEBANG_NONE;
     line[n] = '\0';
     char *nl = strchr(line, '\n');
     if (nl)
@@ -129,20 +201,46 @@ static bool read_shebang(const char *file, char *interp, size_t len)
     char *save = NULL;
     char *word = strtok_r(line + 2, " \t", &save);
     if (!word)
-        return false;
-    if (strcmp(base_name(word), "env") != 0) {
-        snprintf(interp, len, "%s", word);
-        return true;
-    }
+        return SHEBANG_NONE;
+    snprintf(interp, len, "%s", word);
+    if (env && envlen)
+        snprintf(env, envlen, "%s", word);
+    if (strcmp(base_name(word), "env") != 0)
+        return SHEBANG_PATH;
     /* env [-S] [-options] [NAME=value ...] NAME */
     while ((word = strtok_r(NULL, " \t", &save))) {
         if (word[0] == '-' || strchr(word, '='))
             continue;
         snprintf(interp, len, "%s", word);
-        return true;
+        return SHEBANG_ENV;
     }
-    snprintf(interp, len, "%s", "env");
-    return true;
+    return SHEBANG_PATH; /* env alone: env is the program */
+}
+
+int pd_exec_interpreter(const struct pd_ctx *c, const char *script, const char *base, char *out,
+                        size_t outlen, char *env, size_t envlen)
+{
+    char interp[PD_PATH_MAX], joined[2 * PD_PATH_MAX + 2];
+    if (env && envlen)
+        env[0] = '\0';
+    enum shebang kind = read_shebang(script, interp, sizeof interp, env, envlen);
+    if (kind == SHEBANG_NONE)
+        return 1;
+    if (kind == SHEBANG_ENV)
+        return pd_resolve_program(c, interp, NULL, out, outlen) == 0 ? 0 : -1;
+    if (env && envlen)
+        env[0] = '\0';
+    /* the kernel opens the interpreter as a path: no PATH search, a
+     * relative one against the working directory of the exec */
+    if (interp[0] == '/')
+        snprintf(joined, sizeof joined, "%s", interp);
+    else
+        snprintf(joined, sizeof joined, "%s/%s", base ? base : c->workspace, interp);
+    pd_path_clean(joined, out, outlen);
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode) || access(out, X_OK) != 0)
+        return -1;
+    return 0;
 }
 
 static void exec_deny(struct pd_verdict *v, const struct pd_ctx *c, const char *path,
@@ -162,23 +260,26 @@ static void exec_deny(struct pd_verdict *v, const struct pd_ctx *c, const char *
 }
 
 /* Rules a, c, d and b for one program; invoked is the absolute invocation
- * path. Returns NULL when allowed, else a short explanation. */
-static const char *judge(const struct pd_ctx *c, const char *invoked, const char *caller_exe,
-                         int depth, char *why, size_t whylen)
+ * path, base the working directory of the exec. Returns NULL when allowed,
+ * else a short explanation. */
+static const char *judge(const struct pd_ctx *c, const char *invoked, const char *base,
+                         const char *caller_exe, int depth, char *why, size_t whylen)
 {
     char real[PD_PATH_MAX];
     real_or_copy(invoked, real, sizeof real);
     struct pd_verdict bv;
     bool missing;
+    if (pd_exec_is_loader(invoked)) /* never a helper; pd_gate_exec judges its program */
+        return "the dynamic loader runs whatever program its arguments name";
     pd_gate_binary(c, invoked, NULL, &bv, &missing);
     if (!bv.deny)
         return NULL; /* (a), or a program that vanished: the exec fails */
     bool writable = in_roots(c, real);
     const char *name = base_name(invoked);
     if (!writable && caller_exe) {
-        /* (c) helpers */
-        if ((pd_exec_is_helper(invoked) || pd_exec_is_helper(real)) &&
-            (pd_exec_is_helper(caller_exe) || pd_exec_program_allowed(c, caller_exe)))
+        /* (c) helpers, scoped to the driver that owns their tree */
+        int k = scope_of(invoked, real);
+        if (k >= 0 && scope_caller(c, k, caller_exe))
             return NULL;
         /* (d) companions of a compiler */
         char on_path[PD_PATH_MAX], dir[PD_PATH_MAX];
@@ -186,19 +287,20 @@ static const char *judge(const struct pd_ctx *c, const char *invoked, const char
         bool listed_place = strcmp(dir, "/usr/bin/") == 0 ||
                             (pd_resolve_program(c, name, NULL, on_path, sizeof on_path) == 0 &&
                              strcmp(on_path, invoked) == 0);
-        if (in_list(companions, name) && listed_place &&
-            (pd_exec_is_helper(caller_exe) ||
-             (is_driver(base_name(caller_exe)) && pd_exec_program_allowed(c, caller_exe))))
+        if (in_list(companions, name) && listed_place && scope_caller(c, 1, caller_exe))
             return NULL;
     }
     /* (b) scripts: the interpreter decides */
-    char interp[PD_PATH_MAX], interp_inv[PD_PATH_MAX];
-    if (read_shebang(real, interp, sizeof interp)) {
+    char interp[PD_PATH_MAX];
+    int rc = pd_exec_interpreter(c, real, base, interp, sizeof interp, NULL, 0);
+    if (rc <= 0) {
         if (depth >= SCRIPT_DEPTH)
             return PD_EXEC_DEPTH_E;
-        if (pd_resolve_program(c, interp, "/", interp_inv, sizeof interp_inv) != 0)
-            return NULL; /* no such interpreter: the exec fails with ENOENT */
-        const char *sub = judge(c, interp_inv, caller_exe, depth + 1, why, whylen);
+        if (rc < 0) {
+            snprintf(why, whylen, "its \"#!\" interpreter cannot be resolved");
+            return why;
+        }
+        const char *sub = judge(c, interp, base, caller_exe, depth + 1, why, whylen);
         if (!sub)
             return NULL;
         if (sub != why)
@@ -214,8 +316,24 @@ static const char *judge(const struct pd_ctx *c, const char *invoked, const char
     return why;
 }
 
+/* The program ld.so is asked to run: the first word after its options. */
+static const char *loader_program(const char *const argv[])
+{
+    if (!argv || !argv[0])
+        return NULL;
+    for (size_t k = 1; argv[k]; k++) {
+        if (in_list(loader_valued, argv[k])) {
+            if (!argv[++k])
+                return NULL;
+        } else if (!in_list(loader_flags, argv[k])) {
+            return argv[k];
+        }
+    }
+    return NULL;
+}
+
 void pd_gate_exec(const struct pd_ctx *c, const char *path, const char *base,
-                  const char *caller_exe, struct pd_verdict *v)
+                  const char *const argv[], const char *caller_exe, struct pd_verdict *v)
 {
     char invoked[PD_PATH_MAX], why[PD_PATH_MAX + 64];
     const char *b = base ? base : c->workspace;
@@ -233,9 +351,67 @@ void pd_gate_exec(const struct pd_ctx *c, const char *path, const char *base,
     if (c->policy->allow_binaries.n == 0)
         return;
     why[0] = '\0';
-    const char *no = judge(c, invoked, caller_exe, 0, why, sizeof why);
+    const char *no;
+    const char *prog = pd_exec_is_loader(invoked) ? loader_program(argv) : NULL;
+    if (prog && pd_binary_entry_of(c, invoked)) {
+        no = NULL; /* the loader itself is listed by name */
+    } else if (prog && strchr(prog, '/')) {
+        /* ld.so PROGRAM runs PROGRAM: judged as that exec (a name without
+         * '/' is looked up by the loader on its library path: denied) */
+        char target[PD_PATH_MAX];
+        struct pd_verdict tv;
+        if (pd_resolve_program(c, prog, b, target, sizeof target) != 0) {
+            no = "the dynamic loader's program cannot be resolved";
+        } else {
+            pd_gate_path(c, PD_OP_EXEC, b, target, &tv);
+            if (tv.deny) {
+                *v = tv;
+                snprintf(v->subject, sizeof v->subject, "%s", path);
+                return;
+            }
+            no = judge(c, target, b, caller_exe, 0, why, sizeof why);
+            if (no) {
+                snprintf(why, sizeof why, "the dynamic loader would run %s, not allowed", prog);
+                no = why;
+            }
+        }
+    } else if (pd_exec_is_loader(invoked) && !pd_binary_entry_of(c, invoked)) {
+        no = "the dynamic loader runs a program named by its arguments";
+    } else {
+        no = judge(c, invoked, b, caller_exe, 0, why, sizeof why);
+    }
     if (no)
         exec_deny(v, c, path, no[0] ? no : NULL);
+}
+
+bool pd_gate_exec_fd(const struct pd_ctx *c, int fd, const char *base, const char *const argv[],
+                     const char *caller_exe, struct pd_verdict *v)
+{
+    char link[64], target[PD_PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    struct stat fst, pst;
+    bool named = n > 0 && fstat(fd, &fst) == 0;
+    if (named) {
+        target[n] = '\0';
+        /* a memfd ("/memfd:x (deleted)"), an unlinked file, a file whose
+         * name now leads elsewhere: no file on disk is what will run */
+        named = target[0] == '/' && strncmp(target, "/memfd:", 7) != 0 && stat(target, &pst) == 0 &&
+                pst.st_dev == fst.st_dev && pst.st_ino == fst.st_ino;
+    }
+    if (named) {
+        pd_gate_exec(c, target, base, argv, caller_exe, v);
+        return true;
+    }
+    pd_verdict_allow(v);
+    v->op = PD_OP_EXEC;
+    snprintf(v->subject, sizeof v->subject, "%s", link);
+    snprintf(v->resolved, sizeof v->resolved, "%s", n > 0 ? target : link);
+    if (c->policy->allow_binaries.n > 0)
+        exec_deny(v, c, link,
+                  "the descriptor names no file on disk (a memfd or a deleted or replaced "
+                  "file): its identity cannot be checked");
+    return false;
 }
 
 /* ---- will the preload follow? ---- */

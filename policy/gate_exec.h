@@ -5,20 +5,32 @@
  * The rule (docs/preload.md, "Which programs may start"):
  *  0. deny_globs and the built-in secrets apply to the target (op EXEC).
  *  1. allow_binaries empty: every program may start.
- *  a. A bare allow_binaries entry allows a program of that name that lies
- *     outside the writable roots; an entry with '/' allows exactly that file
- *     (pd_gate_binary).
- *  b. A "#!" script is judged by its interpreter: the first line names it;
- *     "#!/usr/bin/env NAME" names NAME, looked up on the context PATH. A
- *     workspace script may run when its interpreter may.
- *  c. Helpers: a program under a private helper directory (/usr/lib,
- *     /usr/libexec, /usr/local/lib, /usr/local/libexec, /lib) may start when
- *     the caller's own executable is allowed (a) or is itself such a helper:
- *     gcc starts cc1 and collect2, git starts /usr/lib/git-core/git.
+ *  a. By identity: the file that will run (device and inode, links
+ *     followed) is the file an allow_binaries entry names
+ *     (pd_binary_entry_file: a bare name is the program PATH finds outside
+ *     the writable roots; an entry with '/' is that file, relative ones in
+ *     the workspace). A link in a writable root named like an allowed
+ *     program is judged by what it leads to.
+ *  b. A "#!" script is judged by its interpreter, resolved as the kernel
+ *     does (a relative one against the working directory of the exec);
+ *     "#!/usr/bin/env NAME" names NAME, looked up on the context PATH. An
+ *     interpreter that cannot be resolved is denied.
+ *  c. Helpers, scoped to their driver: a program under git's exec-path
+ *     (/usr/lib/git-core) may start when the caller is an allowed git or
+ *     another git helper; one under gcc's or clang's trees (/usr/lib/gcc,
+ *     /usr/libexec/gcc, /usr/lib/llvm-*) when the caller is an allowed
+ *     compiler driver or another program of those trees.
  *  d. Companions: as, ld, ld.bfd, ld.gold and ld.lld, found on the context
- *     PATH or in /usr/bin, may start when the caller is a helper (collect2)
- *     or an allowed compiler driver (cc, c++, gcc*, g++*, clang*, and
- *     target-prefixed forms such as x86_64-linux-gnu-gcc-12).
+ *     PATH or in /usr/bin, may start when the caller is a program of the
+ *     compiler trees (collect2) or an allowed compiler driver (cc, c++,
+ *     gcc*, g++*, clang*, cpp, and target-prefixed forms such as
+ *     x86_64-linux-gnu-gcc-12).
+ *  e. The dynamic loader (ld-linux*, ld.so) is never a helper: running it
+ *     as a program is judged as running the program its arguments name
+ *     (the first word after its options), or denied when there is none or
+ *     it has no '/' (the loader would search its library path).
+ *  f. A descriptor (fexecve, execveat AT_EMPTY_PATH) is judged by the file
+ *     it has open; one with no file on disk (memfd, deleted) is denied.
  * A deny carries reason PD_REASON_BINARY, key "allow_binaries" and the
  * program as passed as subject. */
 #ifndef PALDRON_POLICY_GATE_EXEC_H
@@ -35,15 +47,54 @@
  * A program that cannot be found is allowed here (v->resolved is ""): the
  * exec itself then fails. */
 void pd_gate_exec(const struct pd_ctx *c, const char *path, const char *base,
-                  const char *caller_exe, struct pd_verdict *v);
+                  const char *const argv[], const char *caller_exe, struct pd_verdict *v);
+
+/* Judge starting the file open at fd (fexecve, execveat with AT_EMPTY_PATH)
+ * by that file: /proc/self/fd/N, checked to be the same device and inode
+ * as the open file, then pd_gate_exec. Returns false when the descriptor
+ * names no file on disk (a memfd, a deleted or replaced file): then v is a
+ * deny when allow_binaries is set, else an allow with v->resolved the
+ * link's text. */
+bool pd_gate_exec_fd(const struct pd_ctx *c, int fd, const char *base, const char *const argv[],
+                     const char *caller_exe, struct pd_verdict *v);
+
+/* The interpreter a "#!" script at script will run, resolved as the kernel
+ * resolves it (relative to base, the working directory; NULL = workspace),
+ * or for "#!/usr/bin/env NAME" NAME on the context PATH (env's own path in
+ * env, else env = ""; env may be NULL). Returns 1 when script is no "#!"
+ * script, 0 with out set, -1 when the interpreter cannot be resolved. */
+int pd_exec_interpreter(const struct pd_ctx *c, const char *script, const char *base, char *out,
+                        size_t outlen, char *env, size_t envlen);
+
+/* Is path the dynamic loader (its name or its real path's: ld-linux*,
+ * ld.so, ld-*.so*)? */
+bool pd_exec_is_loader(const char *path);
+
+/* Is name a compiler driver (rule d)? */
+bool pd_exec_is_driver(const char *name);
+
+/* The helper trees (rule c; a component may be a glob such as llvm-*)
+ * that the program called name (git, gcc-12, clang) may start programs
+ * from, NULL-terminated; NULL when name drives none. */
+const char *const *pd_exec_helper_trees(const char *name);
 
 /* Is exe (an absolute path) one of the programs allow_binaries names, by
- * identity (its real path equals the real path of an entry resolved on the
- * context PATH) or by pd_gate_binary? True when allow_binaries is empty. */
+ * identity (pd_binary_entry_of)? True when allow_binaries is empty. */
 bool pd_exec_program_allowed(const struct pd_ctx *c, const char *exe);
 
-/* Does abs lie under one of the private helper directories (rule c)? */
+/* Does abs lie under one of the private library directories (/usr/lib,
+ * /usr/libexec, /usr/local/lib, /usr/local/libexec, /lib)? */
 bool pd_exec_is_helper(const char *abs);
+
+/* The kernel floor of allow_binaries (policy/exec_floor.c): calls add
+ * with every path on which execution may be granted: each allowed file
+ * (an entry with '/' that does not exist yet by its normalized path, so
+ * that the caller knows which writable root may hold it), the
+ * interpreters of allowed scripts (and env), the helper trees and
+ * companions of allowed drivers, the dynamic loaders. Nothing when
+ * allow_binaries is empty (every program may run). Returns 0, or -1 when
+ * add fails (its errno is kept). Allocates: launcher only. */
+int pd_exec_floor(const struct pd_ctx *c, int (*add)(void *arg, const char *path), void *arg);
 
 /* Will a program started from path load the preload? NULL when it will;
  * else why not (policy/report.h): PD_REPORT_STATIC (no PT_INTERP: no dynamic

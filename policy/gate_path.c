@@ -75,6 +75,20 @@ static const char *match_list(const char *const *list, size_t n, const char *rel
     return NULL;
 }
 
+/* The built-in protected patterns, with git's config and hooks decided by
+ * the repositories that existed at the start (policy/gate_git.c). */
+static const char *match_builtin_protected(const struct pd_ctx *c, const char *rel, const char *abs)
+{
+    const char *hit = pd_git_protected(c, abs);
+    if (hit)
+        return hit;
+    for (size_t k = 0; pd_builtin_protected[k]; k++)
+        if (!pd_git_builtin_pattern(pd_builtin_protected[k]) &&
+            pd_glob_match(pd_builtin_protected[k], rel, abs, c->home, true))
+            return pd_builtin_protected[k];
+    return NULL;
+}
+
 /* The message is "<subject> (<reason>) [<rule>]"; the bracket names the rule
  * and, when a link or ".." made it differ, the path that was judged. */
 static void deny(struct pd_verdict *v, const struct pd_ctx *c, const char *reason, const char *key,
@@ -138,10 +152,9 @@ void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const
             deny(v, c, PD_REASON_PROTECTED, "policy_file", p->file, "the policy file in use");
             return;
         }
-        hit = p->protected_paths_set
-                  ? match_list((const char *const *)p->protected_paths.v, p->protected_paths.n, rel,
-                               v->resolved, c->home)
-                  : match_list(pd_builtin_protected, (size_t)-1, rel, v->resolved, c->home);
+        hit = p->protected_paths_set ? match_list((const char *const *)p->protected_paths.v,
+                                                  p->protected_paths.n, rel, v->resolved, c->home)
+                                     : match_builtin_protected(c, rel, v->resolved);
         if (hit) {
             snprintf(rule, sizeof rule, "protected_paths: %s", hit);
             deny(v, c, PD_REASON_PROTECTED, "protected_paths", hit, rule);

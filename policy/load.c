@@ -109,10 +109,15 @@ static int check_list(struct loader *L, const struct pd_toml_entry *e, const str
                             "policy malformed: allow_binaries entry '%s' holds white space (one "
                             "program per entry, no arguments)",
                             x);
-            if (strchr(x, '/') && x[0] != '/' && strncmp(x, "~/", 2) != 0)
+            /* an entry with '/' that is not absolute ("./bin/app") names a
+             * file of the workspace (pd_binary_entry_file); ".." would name
+             * one outside it: say so with an absolute path */
+            if (strchr(x, '/') && x[0] != '/' &&
+                (strncmp(x, "../", 3) == 0 || strstr(x, "/../") ||
+                 (strlen(x) >= 3 && strcmp(x + strlen(x) - 3, "/..") == 0)))
                 return fail(L, e->line,
-                            "policy malformed: allow_binaries entry '%s' must be a bare name or "
-                            "an absolute path",
+                            "policy malformed: allow_binaries entry '%s' leaves the workspace "
+                            "(use an absolute path)",
                             x);
         } else if (strcmp(e->key, "output_patterns") == 0) {
             const char *colon = strchr(x, ':');

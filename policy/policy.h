@@ -148,6 +148,12 @@ struct pd_ctx {
      * the run's own, not the host's. Where the host refuses the namespace,
      * seccomp refuses IP sockets instead. */
     bool private_net;
+    /* Git directories that existed when the run started (policy/gate_git.c):
+     * their config and hooks are protected. git_dirs_known false (check,
+     * env): every path shaped like a git directory's config or hooks is. */
+    char **git_dirs;
+    size_t ngit_dirs;
+    bool git_dirs_known;
 };
 
 /* workspace: absolute directory (it is resolved with realpath); home may be
@@ -158,6 +164,19 @@ int pd_ctx_init(struct pd_ctx *c, const struct pd_policy *p, const char *workspa
 int pd_ctx_add_root(struct pd_ctx *c, const char *dir);
 void pd_ctx_set_path_env(struct pd_ctx *c, const char *path_env);
 void pd_ctx_free(struct pd_ctx *c);
+
+/* ---- git's own programs (policy/gate_git.c) ------------------------------ */
+
+/* Record dir (absolute, resolved) as a git directory that exists at the
+ * start of the run. Returns 0 or -1 (ENOMEM). */
+int pd_ctx_add_git_dir(struct pd_ctx *c, const char *dir);
+/* Is abs (absolute, resolved) the config, config.worktree or a hook of a
+ * protected git directory? Returns the built-in pattern it is reported as
+ * (".git/config", ".git/hooks/<all>", ...) or NULL. */
+const char *pd_git_protected(const struct pd_ctx *c, const char *abs);
+/* Is pattern one of the built-in ".git/..." patterns that pd_git_protected
+ * decides instead? */
+bool pd_git_builtin_pattern(const char *pattern);
 
 /* Reason words (stable interface, compared by tests and scripts). */
 #define PD_REASON_OUTSIDE_WS    "outside workspace"
@@ -206,8 +225,26 @@ const char *pd_path_arg(const char *arg, const char *base);
 int pd_resolve_program(const struct pd_ctx *c, const char *name, const char *base, char *out,
                        size_t outlen);
 
-/* allow_binaries for argv0 (as typed). Deny: not allowed, or resolves to a
- * file the sandboxed command could write. A program that cannot be found is
+/* The file an allow_binaries entry names: an entry with '/' is that path
+ * (relative to the workspace, "~/" to home); a bare name is the first
+ * executable of that name on the context PATH whose path and real path both
+ * lie outside the writable roots. Returns 0, or -1 (no such file). */
+int pd_binary_entry_file(const struct pd_ctx *c, const char *entry, char *out, size_t outlen);
+
+/* The allow_binaries entry that names file by identity (same device and
+ * inode as pd_binary_entry_file of the entry, links followed), or NULL. */
+const char *pd_binary_entry_of(const struct pd_ctx *c, const char *file);
+
+/* A bare entry that PATH does not find (python where only python3 is
+ * installed) still names a file called exactly entry (invoked) whose real
+ * file lies in a PATH directory outside the writable roots and has a name
+ * that begins with entry (a virtualenv's bin/python -> /usr/bin/python3.11,
+ * as the original allowed). A link to any other program is not it. */
+bool pd_binary_versioned_alias(const struct pd_ctx *c, const char *entry, const char *invoked,
+                               const char *real);
+
+/* allow_binaries for argv0 (as typed), by identity: allowed when the file
+ * it resolves to is the file an entry names (pd_binary_entry_of). A program that cannot be found is
  * reported with v->deny = false and *missing = true (the caller decides). */
 void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
                     struct pd_verdict *v, bool *missing);

@@ -33,6 +33,7 @@
 #define PD_REPORT_SETUID  "set-uid program"
 #define PD_REPORT_FOREIGN "foreign ELF class"
 #define PD_REPORT_FCAPS   "file capabilities"
+#define PD_REPORT_NONAME  "no file on disk (memfd or deleted file)"
 
 struct pd_report {
     const char *kind;     /* PD_REPORT_DENY ... */

@@ -254,6 +254,10 @@ bool pd_match_maybe_denied(const struct pd_match *m, const struct pd_ctx *c, enu
         return true;
     if (set_hits(&m->protect, abs, rel))
         return true;
+    /* git's config and hooks of nested repositories and submodules: the
+     * built-in ".git/" patterns are anchored at the workspace root */
+    if (!c->policy->protected_paths_set && pd_git_protected(c, abs))
+        return true;
     for (size_t k = 0; k < c->nroots; k++)
         if (pd_path_under(abs, c->roots[k]))
             return false;

@@ -29,6 +29,7 @@
 #include "policy/report.h"
 #include "preload/channel.h"
 #include "preload/envdoc.h"
+#include "preload/exec_script.h"
 #include "preload/judge.h"
 
 #define PD_EXPORT       __attribute__((visibility("default")))
@@ -87,46 +88,74 @@ static bool locate(const char *path, bool search, char *out, size_t len)
     }
 }
 
-/* Gate starting abs (shown as shown); report what the preload cannot follow. */
-static bool start_ok(const struct pd_state *s, const char *shown, const char *abs)
+/* Report a start the preload cannot follow (shown as shown, resolved). */
+static void coverage(const struct pd_state *s, const char *shown, const char *resolved,
+                     const char *why)
+{
+    struct pd_event ev = {PD_REPORT_COVERAGE, "exec", shown, resolved, "", "", why};
+    if (pd_env()->debug)
+        pd_trace("exec", shown, "unmonitored", why, NULL);
+    pd_emit(s, &ev, true);
+}
+
+/* Gate starting abs (shown as shown; fd >= 0: the file open at fd) with
+ * argv; report what the preload cannot follow. Interpreters of scripts
+ * are resolved against the working directory, as the kernel does. */
+static bool start_ok(const struct pd_state *s, const char *shown, const char *abs, int fd,
+                     char *const argv[])
 {
     if (s->mode == PD_MODE_CLOSED)
         return pd_closed_ok(s, "exec", shown);
     struct pd_verdict v;
-    pd_gate_exec(&s->ctx, abs, "/", s->exe[0] ? s->exe : NULL, &v);
+    char cwd[PD_PATH_MAX];
+    const char *base = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    const char *const *args = (const char *const *)argv;
+    const char *caller = s->exe[0] ? s->exe : NULL;
+    bool named = true;
+    if (fd >= 0)
+        named = pd_gate_exec_fd(&s->ctx, fd, base, args, caller, &v);
+    else
+        pd_gate_exec(&s->ctx, abs, base, args, caller, &v);
+    if (fd >= 0 && named) /* shown as the file the descriptor holds */
+        shown = v.resolved[0] ? v.resolved : shown;
     snprintf(v.subject, sizeof v.subject, "%s", shown);
     if (!pd_verdict_ok(s, "exec", shown, &v))
         return false;
-    bool nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
-    const char *why = pd_exec_unmonitored(abs, nnp);
-    if (why) {
-        struct pd_event ev = {
-            PD_REPORT_COVERAGE, "exec", shown, v.resolved[0] ? v.resolved : abs, "", "", why};
-        if (pd_env()->debug)
-            pd_trace("exec", shown, "unmonitored", why, NULL);
-        pd_emit(s, &ev, true);
+    if (!named) { /* allow_binaries empty: say that nothing names what runs */
+        coverage(s, shown, v.resolved, PD_REPORT_NONAME);
+        return true;
     }
+    bool nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+    const char *why = pd_exec_unmonitored(fd >= 0 ? v.resolved : abs, nnp);
+    if (why)
+        coverage(s, shown, v.resolved[0] ? v.resolved : abs, why);
     return true;
 }
 
 /* Enter, locate, gate and build the environment. Returns NULL when the
  * call passes straight through (then env is untouched), else s; on a
- * denial *denied is set and errno holds the error. */
-static const struct pd_state *prepare(struct pd_call *call, const char *path, bool search,
-                                      char *const envp[], struct pd_envbuf *env, bool *denied)
+ * denial *denied is set and errno holds the error. fd >= 0: the program
+ * is the file open at fd (path is what to show). */
+static const struct pd_state *prepare(struct pd_call *call, const char *path, int fd, bool search,
+                                      char *const argv[], char *const envp[], struct pd_envbuf *env,
+                                      bool *denied, struct pd_script_run *script)
 {
     *denied = false;
+    script->argv = NULL;
     const struct pd_state *s = pd_enter(call);
     if (!s)
         return NULL;
     char abs[PD_PATH_MAX] = "";
-    bool found = locate(path, search, abs, sizeof abs);
-    if ((found || s->mode == PD_MODE_CLOSED) && !start_ok(s, path ? path : "", abs)) {
+    bool found = fd >= 0 || locate(path, search, abs, sizeof abs);
+    if ((found || s->mode == PD_MODE_CLOSED) && !start_ok(s, path ? path : "", abs, fd, argv)) {
         *denied = true;
         pd_fail(call, EACCES);
         return s;
     }
+    if (fd < 0 && found && s->mode != PD_MODE_CLOSED)
+        pd_script_prepare(s, path, abs, argv, script);
     if (pd_envbuf_build(env, envp) != 0) {
+        pd_script_release(script);
         *denied = true;
         pd_fail(call, errno);
         return s;
@@ -135,11 +164,13 @@ static const struct pd_state *prepare(struct pd_call *call, const char *path, bo
     return s;
 }
 
-/* What a failed exec returns, after the environment is released. */
-static int failed(struct pd_envbuf *env, int rc)
+/* What a failed exec returns, after the environment (and a script's
+ * argument vector) is released. */
+static int failed(struct pd_envbuf *env, struct pd_script_run *script, int rc)
 {
     int err = errno;
     pd_envbuf_release(env);
+    pd_script_release(script);
     errno = err;
     return rc;
 }
@@ -149,12 +180,15 @@ int pdw_execve(const char *path, char *const argv[], char *const envp[])
     PD_NEED(execve, -1);
     struct pd_call call;
     struct pd_envbuf env;
+    struct pd_script_run sr;
     bool denied;
-    if (!prepare(&call, path, false, envp, &env, &denied))
+    if (!prepare(&call, path, -1, false, argv, envp, &env, &denied, &sr))
         return pd_real.execve(path, argv, envp);
     if (denied)
         return -1;
-    return failed(&env, pd_real.execve(path, argv, env.v));
+    if (sr.argv)
+        return failed(&env, &sr, pd_real.execve(sr.interp, sr.argv, env.v));
+    return failed(&env, &sr, pd_real.execve(path, argv, env.v));
 }
 
 int pdw_execv(const char *path, char *const argv[])
@@ -167,12 +201,15 @@ int pdw_execvpe(const char *file, char *const argv[], char *const envp[])
     PD_NEED(execvpe, -1);
     struct pd_call call;
     struct pd_envbuf env;
+    struct pd_script_run sr;
     bool denied;
-    if (!prepare(&call, file, true, envp, &env, &denied))
+    if (!prepare(&call, file, -1, true, argv, envp, &env, &denied, &sr))
         return pd_real.execvpe(file, argv, envp);
     if (denied)
         return -1;
-    return failed(&env, pd_real.execvpe(file, argv, env.v));
+    if (sr.argv)
+        return failed(&env, &sr, pd_real.execvpe(sr.interp, sr.argv, env.v));
+    return failed(&env, &sr, pd_real.execvpe(file, argv, env.v));
 }
 
 int pdw_execvp(const char *file, char *const argv[])
@@ -180,55 +217,52 @@ int pdw_execvp(const char *file, char *const argv[])
     return pdw_execvpe(file, argv, environ);
 }
 
-/* The file a descriptor names, for fexecve and execveat(AT_EMPTY_PATH). */
-static const char *fd_path(int fd, char *out, size_t len)
-{
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, out, len - 1);
-    if (n <= 0)
-        return NULL;
-    out[n] = '\0';
-    return out;
-}
-
 int pdw_execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
     PD_NEED(execveat, -1);
     char target[PD_PATH_MAX], base[PD_PATH_MAX], joined[2 * PD_PATH_MAX + 2];
     const char *t = path;
+    int fd = -1;
     struct pd_call call;
-    /* resolve against dirfd before prepare(): it only knows the cwd */
-    if (path && !path[0] && (flags & AT_EMPTY_PATH))
-        t = fd_path(dirfd, target, sizeof target);
-    else if (path && path[0] != '/' && dirfd != AT_FDCWD &&
-             pd_base_dir(dirfd, base, sizeof base) == 0) {
+    /* AT_EMPTY_PATH: the descriptor's file runs (judged by its identity);
+     * a relative path is resolved against dirfd before prepare(), which
+     * only knows the cwd */
+    if (path && !path[0] && (flags & AT_EMPTY_PATH)) {
+        fd = dirfd;
+        snprintf(target, sizeof target, "/proc/self/fd/%d", fd);
+        t = target;
+    } else if (path && path[0] != '/' && dirfd != AT_FDCWD &&
+               pd_base_dir(dirfd, base, sizeof base) == 0) {
         snprintf(joined, sizeof joined, "%s/%s", base, path);
         pd_path_clean(joined, target, sizeof target);
         t = target;
     }
     struct pd_envbuf env;
+    struct pd_script_run sr;
     bool denied;
-    if (!prepare(&call, t ? t : path, false, envp, &env, &denied))
+    if (!prepare(&call, t, fd, false, argv, envp, &env, &denied, &sr))
         return pd_real.execveat(dirfd, path, argv, envp, flags);
     if (denied)
         return -1;
-    return failed(&env, pd_real.execveat(dirfd, path, argv, env.v, flags));
+    if (sr.argv)
+        return failed(&env, &sr, pd_real.execveat(AT_FDCWD, sr.interp, sr.argv, env.v, 0));
+    return failed(&env, &sr, pd_real.execveat(dirfd, path, argv, env.v, flags));
 }
 
 int pdw_fexecve(int fd, char *const argv[], char *const envp[])
 {
     PD_NEED(fexecve, -1);
-    char target[PD_PATH_MAX];
-    const char *t = fd_path(fd, target, sizeof target);
+    char shown[64];
+    snprintf(shown, sizeof shown, "/proc/self/fd/%d", fd);
     struct pd_call call;
     struct pd_envbuf env;
+    struct pd_script_run sr;
     bool denied;
-    if (!prepare(&call, t ? t : "", false, envp, &env, &denied))
+    if (!prepare(&call, shown, fd, false, argv, envp, &env, &denied, &sr))
         return pd_real.fexecve(fd, argv, envp);
     if (denied)
         return -1;
-    return failed(&env, pd_real.fexecve(fd, argv, env.v));
+    return failed(&env, &sr, pd_real.fexecve(fd, argv, env.v));
 }
 
 int pdw_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
@@ -237,13 +271,16 @@ int pdw_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions
     PD_NEED(posix_spawn, ENOSYS);
     struct pd_call call;
     struct pd_envbuf env;
+    struct pd_script_run sr;
     bool denied;
-    if (!prepare(&call, path, false, envp, &env, &denied))
+    if (!prepare(&call, path, -1, false, argv, envp, &env, &denied, &sr))
         return pd_real.posix_spawn(pid, path, fa, attr, argv, envp);
     if (denied)
         return errno;
-    int rc = pd_real.posix_spawn(pid, path, fa, attr, argv, env.v);
+    int rc = sr.argv ? pd_real.posix_spawn(pid, sr.interp, fa, attr, sr.argv, env.v)
+                     : pd_real.posix_spawn(pid, path, fa, attr, argv, env.v);
     pd_envbuf_release(&env);
+    pd_script_release(&sr);
     return rc;
 }
 
@@ -253,13 +290,16 @@ int pdw_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_action
     PD_NEED(posix_spawnp, ENOSYS);
     struct pd_call call;
     struct pd_envbuf env;
+    struct pd_script_run sr;
     bool denied;
-    if (!prepare(&call, file, true, envp, &env, &denied))
+    if (!prepare(&call, file, -1, true, argv, envp, &env, &denied, &sr))
         return pd_real.posix_spawnp(pid, file, fa, attr, argv, envp);
     if (denied)
         return errno;
-    int rc = pd_real.posix_spawnp(pid, file, fa, attr, argv, env.v);
+    int rc = sr.argv ? pd_real.posix_spawnp(pid, sr.interp, fa, attr, sr.argv, env.v)
+                     : pd_real.posix_spawnp(pid, file, fa, attr, argv, env.v);
     pd_envbuf_release(&env);
+    pd_script_release(&sr);
     return rc;
 }
 
@@ -270,7 +310,7 @@ static bool shell_ok(struct pd_call *call)
     const struct pd_state *s = pd_enter(call);
     if (!s)
         return true;
-    if (!start_ok(s, PD_SHELL, PD_SHELL))
+    if (!start_ok(s, PD_SHELL, PD_SHELL, -1, NULL))
         return false;
     pd_environ_fix();
     return true;

@@ -160,9 +160,13 @@ int pd_landlock_apply(const struct pd_sandbox_spec *spec, const struct pd_ns_rep
         return -1;
     }
     const uint64_t fs = attr.handled_access_fs;
+    /* The kernel floor of allow_binaries: nothing the run writes may be
+     * executed, unless exec_paths says so. */
+    const uint64_t write =
+        spec->no_exec_writes ? GRANT_WRITE & ~(uint64_t)LANDLOCK_ACCESS_FS_EXECUTE : GRANT_WRITE;
     if (add_paths(ruleset, &spec->exec_paths, GRANT_EXEC, fs, err, errlen) < 0 ||
         add_paths(ruleset, &spec->read_paths, GRANT_READ, fs, err, errlen) < 0 ||
-        add_paths(ruleset, &spec->write_paths, GRANT_WRITE, fs, err, errlen) < 0 ||
+        add_paths(ruleset, &spec->write_paths, write, fs, err, errlen) < 0 ||
         add_paths(ruleset, &spec->dev_paths, GRANT_DEV, fs, err, errlen) < 0 ||
         add_paths(ruleset, &spec->list_paths, LANDLOCK_ACCESS_FS_READ_DIR, fs, err, errlen) < 0)
         goto fail;
@@ -171,7 +175,7 @@ int pd_landlock_apply(const struct pd_sandbox_spec *spec, const struct pd_ns_rep
     if (private_tmp) {
         const char *tmp[] = {"/tmp"};
         const struct pd_path_list l = {tmp, 1};
-        if (add_paths(ruleset, &l, GRANT_WRITE, fs, err, errlen) < 0)
+        if (add_paths(ruleset, &l, write, fs, err, errlen) < 0)
             goto fail;
     }
     /* Required by landlock_restrict_self without CAP_SYS_ADMIN, and what keeps

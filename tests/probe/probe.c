@@ -165,6 +165,42 @@ static int op_read_file(const char *path)
     return 0;
 }
 
+/* copy: the whole of src into dst (created or truncated); write-text: text
+ * into dst. Both report the last call that failed, or success. */
+static int op_copy(const char *src, const char *dst)
+{
+    static char buf[1 << 20];
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return report(-1, errno);
+    ssize_t n = read(in, buf, sizeof buf);
+    int err = errno;
+    close(in);
+    if (n < 0)
+        return report(-1, err);
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0)
+        return report(-1, errno);
+    errno = 0;
+    ssize_t w = write(out, buf, (size_t)n);
+    err = errno;
+    close(out);
+    return report(w == n ? 0 : -1, w == n ? 0 : err ? err : EIO);
+}
+
+static int op_write_text(const char *dst, const char *text)
+{
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0)
+        return report(-1, errno);
+    size_t n = strlen(text);
+    errno = 0;
+    ssize_t w = write(out, text, n);
+    int err = errno;
+    close(out);
+    return report(w == (ssize_t)n ? 0 : -1, w == (ssize_t)n ? 0 : err ? err : EIO);
+}
+
 static int op_clone3(void)
 {
     struct clone_args args;
@@ -217,7 +253,7 @@ static int usage(void)
           "  open-read PATH | open-write PATH | open-append PATH | creat PATH\n"
           "  unlink PATH | rename OLD NEW | link OLD NEW | symlink TARGET LINK\n"
           "  mkdir PATH | rmdir PATH | truncate PATH LEN | chmod PATH OCTAL\n"
-          "  exec PATH [ARGS...] | read-file PATH\n"
+          "  exec PATH [ARGS...] | read-file PATH | copy SRC DST | write-text DST TEXT\n"
           "  connect-tcp HOST PORT | udp-send HOST PORT | socket-inet | socket-unix\n"
           "  socketpair | abstract-connect NAME | connect-unix PATH\n"
           "  ptrace-attach PID | kill PID SIG | setsid\n"
@@ -300,6 +336,14 @@ static int run(const char *op, char **args, int nargs)
     if (strcmp(op, "read-file") == 0) {
         ARGS(1);
         return op_read_file(args[0]);
+    }
+    if (strcmp(op, "copy") == 0) {
+        ARGS(2);
+        return op_copy(args[0], args[1]);
+    }
+    if (strcmp(op, "write-text") == 0) {
+        ARGS(2);
+        return op_write_text(args[0], args[1]);
     }
     if (strcmp(op, "connect-tcp") == 0) {
         ARGS(2);

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launcher/exec.h"
 
@@ -142,12 +143,61 @@ Test(exec_env, spec_lists_what_the_command_may_touch)
     cr_expect_str_eq(s->write_paths.v[1], "/srv/build");
     cr_expect_str_eq(s->write_paths.v[2], "/tmp/paldron-run-x/reeve-sandbox-home");
     cr_expect_str_eq(s->write_paths.v[3], "/dev/shm");
-    cr_expect_eq(s->dev_paths.n, 8);
+    cr_expect_eq(s->dev_paths.n, 7);
+    for (size_t k = 0; k < s->dev_paths.n; k++) /* capture mode: no terminal */
+        cr_expect_neq(strcmp(s->dev_paths.v[k], "/dev/tty"), 0);
+    cr_expect_not(s->no_exec_writes, "no allow_binaries: no floor");
     cr_expect(s->allow_network);
     cr_expect_eq(s->limits.mem_bytes, 100ULL << 20);
     /* nothing of the real home, /tmp or the run directory itself */
     for (size_t k = 0; k < s->write_paths.n; k++)
         cr_expect_neq(strcmp(s->write_paths.v[k], "/tmp/paldron-run-x"), 0);
+    pd_exec_spec_free(p);
+    free(p);
+    pd_ctx_free(&ctx);
+    pd_policy_free(&pol);
+}
+
+/* allow_binaries: the system directories are only readable, execution is
+ * granted on the allowed files (and the loader), writable roots execute
+ * nothing unless an allowed program lives there. */
+Test(exec_env, spec_floor_with_allow_binaries)
+{
+    if (access("/usr/bin/python3", X_OK) != 0)
+        cr_skip_test("SKIP no python3 here");
+    struct pd_policy pol;
+    struct pd_ctx ctx;
+    struct pd_error err;
+    cr_assert_eq(pd_policy_load_string(&pol,
+                                       "allow_paths = [\"src/\", \"/srv/build\"]\n"
+                                       "allow_binaries = [\"python3\", \"/srv/build/app\"]\n",
+                                       "t.toml", &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(pd_ctx_init(&ctx, &pol, "/tmp", NULL, &err), 0, "%s", err.msg);
+    pd_ctx_set_path_env(&ctx, "/usr/bin:/bin");
+    struct pd_exec_plan *p = calloc(1, sizeof *p);
+    cr_assert_not_null(p);
+    p->ctx = &ctx;
+    strcpy(p->program, "/usr/bin/python3");
+    strcpy(p->program_real, "/usr/bin/python3.11");
+    strcpy(p->rundir.home, "/tmp/paldron-run-x/reeve-sandbox-home");
+    cr_assert_eq(pd_exec_spec(p), 0);
+    const struct pd_sandbox_spec *s = &p->spec;
+    bool usr_exec = false, usr_read = false, py = false, srv = false, src = false;
+    for (size_t k = 0; k < s->exec_paths.n; k++) {
+        usr_exec |= strcmp(s->exec_paths.v[k], "/usr") == 0;
+        py |= strcmp(s->exec_paths.v[k], "/usr/bin/python3") == 0;
+        srv |= strcmp(s->exec_paths.v[k], "/srv/build") == 0;
+        src |= strcmp(s->exec_paths.v[k], "/tmp/src") == 0;
+    }
+    for (size_t k = 0; k < s->read_paths.n; k++)
+        usr_read |= strcmp(s->read_paths.v[k], "/usr") == 0;
+    cr_expect_not(usr_exec, "/usr is readable, not executable");
+    cr_expect(usr_read);
+    cr_expect(py, "the allowed program is executable");
+    cr_expect(srv, "/srv/build holds an allowed program");
+    cr_expect_not(src, "src/ holds none");
+    cr_expect(s->no_exec_writes);
     pd_exec_spec_free(p);
     free(p);
     pd_ctx_free(&ctx);

@@ -1,14 +1,19 @@
 /* tests/unit/test_gate_exec.c - the exec gate (policy/gate_exec.h) on real
  * programs of this machine and scripts in a temp workspace: patterns on the
  * target, allow_binaries by name and by path, programs inside the writable
- * roots, "#!" interpreters (also through env), helper directories and the
- * companions of a compiler driver. */
+ * roots, "#!" interpreters (also through env, relative ones against the
+ * working directory), helper directories scoped to their driver, the
+ * companions of a compiler driver, the dynamic loader, identity (links,
+ * descriptors) and the kernel floor (pd_exec_floor). */
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "policy/gate_exec.h"
@@ -57,7 +62,7 @@ static void need(const char *path)
 
 static void judge(const char *path, const char *caller, struct pd_verdict *v)
 {
-    pd_gate_exec(&ctx, path, ws, caller, v);
+    pd_gate_exec(&ctx, path, ws, NULL, caller, v);
 }
 
 TestSuite(gate_exec, .init = setup_ws, .fini = teardown_ws);
@@ -170,7 +175,7 @@ Test(gate_exec, helper_directory_follows_the_caller)
     cr_assert_not(v.deny, "a helper runs helpers: %s", v.message);
     use_policy("allow_binaries = [\"python3\"]\n");
     judge("/usr/lib/git-core/git", "/usr/bin/python3", &v);
-    cr_assert_not(v.deny, "python3 is allowed, so are helpers it starts: %s", v.message);
+    cr_assert(v.deny, "git's helpers belong to git, not to any allowed program");
     use_policy("allow_binaries = [\"cat\"]\n");
     judge("/usr/lib/git-core/git", "/usr/bin/python3", &v);
     cr_assert(v.deny, "the caller is not allowed");
@@ -257,4 +262,200 @@ Test(gate_exec, unmonitored_targets)
     cr_assert_null(pd_exec_unmonitored("/usr/bin/su", true),
                    "with no_new_privs exec grants nothing: the loader keeps LD_PRELOAD");
     cr_assert_null(pd_exec_unmonitored("/nonexistent", false));
+}
+
+/* ---- identity, loader, interpreters, descriptors, floor ------------------ */
+
+Test(gate_exec, link_in_a_writable_root_is_judged_by_its_target)
+{
+    need("/usr/bin/python3");
+    need("/usr/bin/id");
+    use_policy("allow_binaries = [\"python3\"]\n");
+    char link[PD_PATH_MAX + 16], venv[PD_PATH_MAX + 16];
+    snprintf(link, sizeof link, "%s/python3", ws);
+    cr_assert_eq(symlink("/usr/bin/id", link), 0);
+    struct pd_verdict v;
+    judge("./python3", "/usr/bin/python3", &v);
+    cr_assert(v.deny, "a link named python3 that leads to id is id");
+    snprintf(venv, sizeof venv, "%s/python", ws);
+    cr_assert_eq(symlink("/usr/bin/python3", venv), 0);
+    judge("./python", "/usr/bin/python3", &v);
+    cr_assert_not(v.deny, ".venv/bin/python -> python3 is python3: %s", v.message);
+    bool missing;
+    pd_gate_binary(&ctx, "./python3", ws, &v, &missing);
+    cr_assert(v.deny, "the launcher's gate judges by identity too");
+    pd_gate_binary(&ctx, "./python", ws, &v, &missing);
+    cr_assert_not(v.deny, "%s", v.message);
+}
+
+Test(gate_exec, alias_outside_the_roots_matches_its_target)
+{
+    need("/usr/bin/gmake");
+    need("/usr/bin/make");
+    use_policy("allow_binaries = [\"make\"]\n");
+    struct pd_verdict v;
+    judge("/usr/bin/gmake", NULL, &v);
+    cr_assert_not(v.deny, "gmake -> make: %s", v.message);
+    cr_assert_str_eq(pd_binary_entry_of(&ctx, "/usr/bin/gmake"), "make");
+    cr_assert_null(pd_binary_entry_of(&ctx, "/usr/bin/id"));
+}
+
+Test(gate_exec, entry_file_skips_the_writable_roots)
+{
+    need("/usr/bin/cat");
+    use_policy("allow_binaries = [\"cat\", \"./bin/app\"]\n");
+    char dir[PD_PATH_MAX + 16], out[PD_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/bin", ws);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    tp_put(ws, "bin/cat", "#!/bin/sh\n", 0755);
+    tp_put(ws, "bin/app", "#!/bin/sh\n", 0755);
+    char path[2 * PD_PATH_MAX];
+    snprintf(path, sizeof path, "%s:/usr/bin", dir);
+    pd_ctx_set_path_env(&ctx, path);
+    cr_assert_eq(pd_binary_entry_file(&ctx, "cat", out, sizeof out), 0);
+    cr_assert_str_eq(out, "/usr/bin/cat", "bin/ lies in a writable root: skipped");
+    cr_assert_eq(pd_binary_entry_file(&ctx, "./bin/app", out, sizeof out), 0);
+    cr_assert(strstr(out, "/bin/app") && strncmp(out, ws, strlen(ws)) == 0, "%s", out);
+    cr_assert_neq(pd_binary_entry_file(&ctx, "nosuchprogram-x", out, sizeof out), 0);
+}
+
+Test(gate_exec, loader_runs_what_its_arguments_name)
+{
+    const char *loader = "/lib64/ld-linux-x86-64.so.2";
+    need(loader);
+    need("/usr/bin/id");
+    need("/usr/bin/python3");
+    use_policy("allow_binaries = [\"python3\"]\n");
+    cr_assert(pd_exec_is_loader(loader));
+    cr_assert_not(pd_exec_is_loader("/usr/bin/ld"));
+    struct pd_verdict v;
+    const char *const run_id[] = {"ld", "/usr/bin/id", NULL};
+    pd_gate_exec(&ctx, loader, ws, run_id, "/usr/bin/python3", &v);
+    cr_assert(v.deny, "ld.so /usr/bin/id is id");
+    const char *const run_py[] = {"ld", "--argv0", "x", "/usr/bin/python3", NULL};
+    pd_gate_exec(&ctx, loader, ws, run_py, "/usr/bin/python3", &v);
+    cr_assert_not(v.deny, "ld.so python3 is python3: %s", v.message);
+    const char *const bare[] = {"ld", "id", NULL};
+    pd_gate_exec(&ctx, loader, ws, bare, "/usr/bin/python3", &v);
+    cr_assert(v.deny, "a name without '/' is searched by the loader: denied");
+    pd_gate_exec(&ctx, loader, ws, NULL, "/usr/bin/python3", &v);
+    cr_assert(v.deny, "no program: denied (the loader is never a helper)");
+}
+
+Test(gate_exec, interpreter_is_resolved_against_the_working_directory)
+{
+    need("/usr/bin/python3");
+    use_policy("allow_binaries = [\"python3\"]\n");
+    char sub[PD_PATH_MAX + 16], out[PD_PATH_MAX], env[PD_PATH_MAX];
+    snprintf(sub, sizeof sub, "%s/src", ws);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    tp_put(ws, "src/tool", "#!/bin/sh\n", 0755);
+    tp_put(ws, "rel", "#!src/tool\n", 0755);
+    tp_put(ws, "missing", "#!src/nothing\n", 0755);
+    tp_put(ws, "viaenv", "#!/usr/bin/env python3\n", 0755);
+    char script[2 * PD_PATH_MAX];
+    snprintf(script, sizeof script, "%s/rel", ws);
+    cr_assert_eq(pd_exec_interpreter(&ctx, script, ws, out, sizeof out, env, sizeof env), 0);
+    cr_assert(strstr(out, "/src/tool") && strncmp(out, ws, strlen(ws)) == 0, "%s", out);
+    cr_assert_str_eq(env, "");
+    cr_assert_eq(pd_exec_interpreter(&ctx, script, "/", out, sizeof out, NULL, 0), -1,
+                 "resolved from / there is no src/tool");
+    snprintf(script, sizeof script, "%s/viaenv", ws);
+    cr_assert_eq(pd_exec_interpreter(&ctx, script, ws, out, sizeof out, env, sizeof env), 0);
+    cr_assert_str_eq(env, "/usr/bin/env");
+    cr_assert(strstr(out, "python3"), "%s", out);
+    snprintf(script, sizeof script, "%s/src/tool", ws);
+    struct pd_verdict v;
+    judge("./rel", "/usr/bin/python3", &v);
+    cr_assert(v.deny, "the interpreter is a workspace program");
+    judge("./missing", "/usr/bin/python3", &v);
+    cr_assert(v.deny, "an interpreter that cannot be resolved is denied");
+    cr_assert(strstr(v.message, "cannot be resolved"), "%s", v.message);
+}
+
+Test(gate_exec, descriptor_is_judged_by_its_file)
+{
+    need("/usr/bin/python3");
+    need("/usr/bin/id");
+    use_policy("allow_binaries = [\"python3\"]\n");
+    struct pd_verdict v;
+    int fd = open("/usr/bin/python3", O_RDONLY | O_CLOEXEC);
+    cr_assert_geq(fd, 0);
+    cr_assert(pd_gate_exec_fd(&ctx, fd, ws, NULL, NULL, &v));
+    cr_assert_not(v.deny, "%s", v.message);
+    close(fd);
+    fd = open("/usr/bin/id", O_RDONLY | O_CLOEXEC);
+    cr_assert(pd_gate_exec_fd(&ctx, fd, ws, NULL, NULL, &v));
+    cr_assert(v.deny);
+    close(fd);
+    fd = memfd_create("x", MFD_CLOEXEC);
+    cr_assert_geq(fd, 0);
+    cr_assert_not(pd_gate_exec_fd(&ctx, fd, ws, NULL, NULL, &v), "a memfd names no file");
+    cr_assert(v.deny);
+    use_policy("allow_binaries = []\n");
+    cr_assert_not(pd_gate_exec_fd(&ctx, fd, ws, NULL, NULL, &v));
+    cr_assert_not(v.deny, "any program may run: the caller reports it");
+    close(fd);
+}
+
+struct floor_seen {
+    bool python3, gitcore, loader, as;
+    size_t n;
+};
+
+static int floor_cb(void *arg, const char *path)
+{
+    struct floor_seen *s = arg;
+    char real[PD_PATH_MAX];
+    s->n++;
+    if (realpath(path, real) && strcmp(real, "/usr/bin/python3.11") == 0)
+        s->python3 = true;
+    s->python3 |= strcmp(path, "/usr/bin/python3") == 0;
+    s->gitcore |= strcmp(path, "/usr/lib/git-core") == 0;
+    s->loader |= strcmp(path, "/lib64/ld-linux-x86-64.so.2") == 0;
+    s->as |= strcmp(path, "/usr/bin/as") == 0;
+    return 0;
+}
+
+Test(gate_exec, floor_names_the_allowed_files_only)
+{
+    need("/usr/bin/python3");
+    need("/usr/bin/git");
+    need("/usr/lib/git-core");
+    struct floor_seen s = {0};
+    use_policy("allow_binaries = []\n");
+    cr_assert_eq(pd_exec_floor(&ctx, floor_cb, &s), 0);
+    cr_assert_eq(s.n, 0, "no list: no floor");
+    use_policy("allow_binaries = [\"python3\", \"git\"]\n");
+    cr_assert_eq(pd_exec_floor(&ctx, floor_cb, &s), 0);
+    cr_assert(s.python3);
+    cr_assert(s.gitcore, "git's exec-path comes with git");
+    cr_assert(s.loader);
+    cr_assert_not(s.as, "no compiler driver: no companions");
+}
+
+Test(gate_exec, bare_name_missing_from_path_matches_a_versioned_program)
+{
+    need("/usr/bin/python3");
+    need("/usr/bin/id");
+    if (access("/usr/bin/python", X_OK) == 0)
+        cr_skip_test("SKIP /usr/bin/python exists: the entry names it directly");
+    use_policy("allow_binaries = [\"python\"]\n");
+    char real[PD_PATH_MAX], venv[PD_PATH_MAX + 16], bad[PD_PATH_MAX + 16];
+    cr_assert_not_null(realpath("/usr/bin/python3", real));
+    cr_assert(pd_binary_versioned_alias(&ctx, "python", "/x/bin/python", real));
+    cr_assert_not(pd_binary_versioned_alias(&ctx, "python", "/x/bin/python", "/usr/bin/id"));
+    cr_assert_not(pd_binary_versioned_alias(&ctx, "python", "/x/bin/py", real));
+    snprintf(venv, sizeof venv, "%s/python", ws);
+    cr_assert_eq(symlink("/usr/bin/python3", venv), 0);
+    struct pd_verdict v;
+    bool missing;
+    pd_gate_binary(&ctx, "./python", ws, &v, &missing);
+    cr_assert_not(v.deny, "a venv's python: %s", v.message);
+    snprintf(bad, sizeof bad, "%s/sub", ws);
+    cr_assert_eq(mkdir(bad, 0755), 0);
+    snprintf(bad, sizeof bad, "%s/sub/python", ws);
+    cr_assert_eq(symlink("/usr/bin/id", bad), 0);
+    pd_gate_binary(&ctx, "./sub/python", ws, &v, &missing);
+    cr_assert(v.deny, "a link named python that leads to id");
 }

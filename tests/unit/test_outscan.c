@@ -1125,3 +1125,85 @@ Test(outscan, copy_clean_off_skips_the_copy_of_clean_output)
     pd_outscan_result_free(&res);
     pd_outscan_free(scan);
 }
+
+/* ---- bare lines (issue 10, item 7) ------------------------------------ */
+
+Test(files, public_certificate_bundle_adds_nothing)
+{
+    /* certifi's cacert.pem matches *.pem, but certificates are public */
+    char *bundle = cat3("# Issuer: CN=Some Root CA\n-----BEGIN CERTIFICATE-----\n", pem_body,
+                        "-----END CERTIFICATE-----\n");
+    char *path = write_temp(bundle);
+    struct pd_outscan *s = new_scan();
+    cr_expect_eq(pd_outscan_add_secret_file(s, path), 0);
+    cr_expect_eq(pd_outscan_value_count(s), 0);
+    pd_outscan_free(s);
+    unlink(path);
+    free(path);
+    /* a certificate next to a private key: the file stays a secret */
+    char *both = cat3("-----BEGIN CERTIFICATE-----\nMIIBxyz\n-----END CERTIFICATE-----\n"
+                      "-----BEGIN PRIVATE KEY-----\n",
+                      pem_body, "-----END PRIVATE KEY-----\n");
+    path = write_temp(both);
+    s = new_scan();
+    cr_expect_gt(pd_outscan_add_secret_file(s, path), 0);
+    pd_outscan_free(s);
+    unlink(path);
+    free(path);
+    free(bundle);
+    free(both);
+}
+
+Test(files, bare_value_file_is_a_known_value)
+{
+    struct pd_outscan *s = new_scan();
+    const char *v = "hunter2-very-long-value\n";
+    cr_expect_eq(pd_outscan_add_secret_text(s, v, strlen(v), "file secrets/db_password"), 1);
+    expect_found(s, "hunter2-very-long-value", true);
+    pd_outscan_free(s);
+}
+
+Test(files, one_line_file_that_reads_like_an_assignment)
+{
+    struct pd_outscan *s = new_scan();
+    const char *v = "admin:Pa55-w0rd-value";
+    cr_expect_geq(pd_outscan_add_secret_text(s, v, strlen(v), "file secrets/basic"), 1);
+    expect_found(s, "admin:Pa55-w0rd-value", true);
+    pd_outscan_free(s);
+}
+
+Test(files, bare_lines_among_assignments)
+{
+    struct pd_outscan *s = new_scan();
+    const char *v = "# tokens\nAPP_NAME=myproject\nsettings\nx9-Qr7-Lm2-Zt4\n";
+    cr_expect_eq(pd_outscan_add_secret_text(s, v, strlen(v), "file .env"), 1);
+    expect_found(s, "x9-Qr7-Lm2-Zt4", true);
+    expect_found(s, "settings", false);
+    expect_found(s, "myproject", false);
+    pd_outscan_free(s);
+}
+
+Test(files, config_files_add_no_bare_line)
+{
+    char *path = write_temp("#!/bin/sh\nexec git diff-index --check --cached $against --\n"
+                            "url = https://bot:Gh0st-pass-99@example.com/r.git\n");
+    struct pd_outscan *s = new_scan();
+    cr_expect_geq(pd_outscan_add_config_file(s, path), 1);
+    expect_found(s, "Gh0st-pass-99", true);
+    expect_found(s, "exec git diff-index --check --cached $against --", false);
+    pd_outscan_free(s);
+    unlink(path);
+    free(path);
+}
+
+Test(names, line_is_secret)
+{
+    cr_expect(pd_outscan_line_is_secret("hunter2-very-long-value", 23));
+    cr_expect(pd_outscan_line_is_secret("Zx81kLm02Qa9", 12));
+    cr_expect(pd_outscan_line_is_secret("abcdefghijklmnopq", 17), "long, one class, no blank");
+    cr_expect(!pd_outscan_line_is_secret("settings", 8), "a word");
+    cr_expect(!pd_outscan_line_is_secret("the prod keys live here", 23), "prose");
+    cr_expect(!pd_outscan_line_is_secret("12345678901", 11), "a number");
+    cr_expect(!pd_outscan_line_is_secret("short-1", 7), "under 8 bytes");
+    cr_expect(!pd_outscan_line_is_secret("${DB_PASSWORD}", 14), "a placeholder");
+}

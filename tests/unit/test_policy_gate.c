@@ -22,7 +22,8 @@
  * ├── pl -> policy.toml
  * ├── src/main.go
  * ├── src/link -> ../.env
- * ├── src/repo/.git/config   nested repository (not protected)
+ * ├── src/repo/.git/config   nested repository (protected: check has no run,
+ * │                          so every git-shaped config is; policy/gate_git.c)
  * ├── docs/a.md
  * ├── .git/config, .git/hooks/pre-commit
  * ├── cfg -> .git/config
@@ -452,7 +453,7 @@ Test(gate_path, default_policy_with_deny_globs)
         {D, NULL, ".git/hooks", PROTECTED(".git/hooks/**"), NULL},
         {W, NULL, ".git/config", PROTECTED(".git/config"), "@/.git/config"},
         {W, NULL, "cfg", PROTECTED(".git/config"), "@/.git/config"},
-        {W, NULL, "src/repo/.git/config", ALLOW, NULL},
+        {W, NULL, "src/repo/.git/config", PROTECTED(".git/config"), NULL},
         {W, NULL, ".git/HEAD", ALLOW, NULL},
         {W, NULL, ".gitmodules", PROTECTED(".gitmodules"), NULL},
         {W, NULL, ".claude/settings.json", PROTECTED(".claude/**"), NULL},

@@ -232,8 +232,11 @@ Test(scan, git_hook_is_found)
 
 Test(scan, nested_repository_hooks_are_not_protected)
 {
-    /* git init inside src/ is everyday work */
+    /* git init inside src/ is everyday work: in a run, only the git
+     * directories that existed at the start are protected (an empty list
+     * here; policy/gate_git.c), and launcher/scan_git.c judges the rest */
     load("allow_paths = [\"src/\"]\n" DENY);
+    ctx.git_dirs_known = true;
     tree();
     snapshot(false);
     dir("src/repo");
@@ -243,6 +246,22 @@ Test(scan, nested_repository_hooks_are_not_protected)
     put("src/repo/.git/config", "[core]");
     compare();
     cr_expect_eq(found.n, 0, "%s", all());
+}
+
+Test(scan, existing_nested_repository_config_is_protected)
+{
+    load("allow_paths = [\"src/\"]\n" DENY);
+    tree();
+    dir("src/old");
+    dir("src/old/.git");
+    put("src/old/.git/config", "[core]");
+    ctx.git_dirs_known = true;
+    cr_assert_eq(pd_ctx_add_git_dir(&ctx, at("src/old/.git")), 0);
+    snapshot(false);
+    put("src/old/.git/config", "[core]\n\tfsmonitor = x\n");
+    compare();
+    cr_expect_eq(found.n, 1, "%s", all());
+    cr_expect(strstr(all(), "run modified src/old/.git/config (protected)"), "%s", all());
 }
 
 Test(scan, new_directory_with_secret_inside_is_found)

@@ -1,0 +1,182 @@
+/* launcher/scan_changed.c - which regular files did the run create or
+ * change? Every file in the scanned trees whose ctime is after the
+ * snapshot began: ctime cannot be set back by the command, and writing,
+ * truncating, renaming or linking a file all move it, so no per-file record
+ * is needed (the snapshot stays as small as it was) and a file changed in
+ * place, in a directory whose own times did not move, is found too.
+ * pd_scan_fence waits before the run until the clock has passed the start,
+ * so every change the run makes has a later ctime, and a file written just
+ * before the snapshot (a setup step in the same second) does not count.
+ * Same walk rules as scan.c: no link followed, one file system per tree,
+ * unreadable directories of the user's opened for the scan (the compare
+ * already judged those it could not). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher/scan_int.h"
+
+struct changed_walk {
+    const struct pd_scan *s;
+    struct timespec since;
+    pd_scan_changed_fn fn;
+    void *user;
+    size_t n;
+};
+
+static bool in_writable_root(const struct pd_scan *s, const char *abs)
+{
+    for (size_t k = 0; k < s->ctx->npolicy_roots; k++)
+        if (pd_path_under(abs, s->ctx->roots[k]))
+            return true;
+    return false;
+}
+
+/* Names of one directory, read whole before descending: "<type><name>\0". */
+static char *read_names(int fd, size_t *outlen)
+{
+    static _Alignas(struct dirent64) char buf[65536];
+    char *names = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        ssize_t n = getdents64(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            const struct dirent64 *de = (const struct dirent64 *)(const void *)(buf + off);
+            off += de->d_reclen;
+            const char *nm = de->d_name;
+            if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
+                continue;
+            size_t nl = strlen(nm);
+            if (len + nl + 2 > cap) {
+                size_t ncap = cap ? cap * 2 : 4096;
+                while (ncap < len + nl + 2)
+                    ncap *= 2;
+                char *nb = realloc(names, ncap);
+                if (!nb) {
+                    free(names);
+                    return NULL;
+                }
+                names = nb;
+                cap = ncap;
+            }
+            names[len++] = (char)de->d_type;
+            memcpy(names + len, nm, nl + 1);
+            len += nl + 1;
+        }
+    }
+    *outlen = len;
+    return names;
+}
+
+static bool after(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+static void visit_file(struct changed_walk *w, int dirfd, const char *name, char *path)
+{
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        !after(&st.st_ctim, &w->since))
+        return;
+    struct dir_grant g;
+    int fd = pd_scan_open_file(path, &g);
+    int err = fd < 0 ? errno : 0;
+    w->fn(path, fd, err, &st, w->user);
+    if (fd >= 0)
+        close(fd);
+    pd_scan_ungrant(&g);
+    w->n++;
+}
+
+static void walk_changed(struct changed_walk *w, char *path, size_t len, dev_t dev)
+{
+    struct dir_grant g;
+    int fd = pd_scan_open_dir(path, in_writable_root(w->s, path) || w->s->degraded, &g);
+    struct stat st;
+    if (fd < 0)
+        return; /* the compare has judged a directory it could not read */
+    size_t nlen = 0;
+    char *names = NULL;
+    if (fstat(fd, &st) == 0 && st.st_dev == dev)
+        names = read_names(fd, &nlen);
+    for (size_t off = 0; names && off < nlen;) {
+        unsigned char type = (unsigned char)names[off];
+        const char *name = names + off + 1;
+        size_t nl = strlen(name);
+        off += nl + 2;
+        if (len + 1 + nl >= PD_PATH_MAX)
+            continue; /* the compare reports paths too long to check */
+        path[len] = '/';
+        memcpy(path + len + 1, name, nl + 1);
+        if (type == DT_UNKNOWN) {
+            struct stat cst;
+            if (fstatat(fd, name, &cst, AT_SYMLINK_NOFOLLOW) == 0)
+                type = S_ISDIR(cst.st_mode) ? DT_DIR : S_ISREG(cst.st_mode) ? DT_REG : DT_LNK;
+        }
+        if (type == DT_REG)
+            visit_file(w, fd, name, path);
+        path[len] = '\0';
+    }
+    close(fd);
+    /* Subdirectories after the descriptor is closed: one open at a time. */
+    for (size_t off = 0; names && off < nlen;) {
+        unsigned char type = (unsigned char)names[off];
+        const char *name = names + off + 1;
+        size_t nl = strlen(name);
+        off += nl + 2;
+        if (type != DT_DIR && type != DT_UNKNOWN)
+            continue;
+        if (len + 1 + nl >= PD_PATH_MAX)
+            continue;
+        path[len] = '/';
+        memcpy(path + len + 1, name, nl + 1);
+        struct stat cst;
+        if (type == DT_DIR || (lstat(path, &cst) == 0 && S_ISDIR(cst.st_mode)))
+            walk_changed(w, path, len + 1 + nl, dev);
+        path[len] = '\0';
+    }
+    free(names);
+    pd_scan_ungrant(&g);
+}
+
+static void walk_top(struct changed_walk *w, const char *top)
+{
+    char path[PD_PATH_MAX];
+    struct stat st;
+    size_t len = strlen(top);
+    if (len >= sizeof path || lstat(top, &st) != 0 || !S_ISDIR(st.st_mode))
+        return;
+    memcpy(path, top, len + 1);
+    walk_changed(w, path, len, st.st_dev);
+}
+
+size_t pd_scan_each_changed_file(const struct pd_scan *s, pd_scan_changed_fn fn, void *user)
+{
+    struct changed_walk w = {s, s->start, fn, user, 0};
+    if (s->degraded) {
+        /* No kernel layer kept the command in the writable roots. */
+        for (size_t k = 0; k < s->ntrees; k++)
+            walk_top(&w, s->trees[k].path);
+        return w.n;
+    }
+    /* An isolated run writes only in the writable roots: walk each
+     * outermost one (not the rest of the workspace). */
+    const struct pd_ctx *c = s->ctx;
+    for (size_t k = 0; k < c->npolicy_roots; k++) {
+        bool inner = false;
+        for (size_t r = 0; r < c->npolicy_roots && !inner; r++)
+            inner = r != k && pd_path_under(c->roots[k], c->roots[r]) &&
+                    (strcmp(c->roots[k], c->roots[r]) != 0 || r < k);
+        if (!inner)
+            walk_top(&w, c->roots[k]);
+    }
+    return w.n;
+}
