@@ -26,7 +26,8 @@
 /* Mount a mask over path (kind by what path resolves to; a path that is
  * gone or out of reach is skipped: nothing to hide there). Returns 1 if
  * masked, 0 if skipped, -1 on error. */
-static int mask(const char *path, bool readonly_self, char *err, size_t errlen)
+static int mask(const char *path, bool readonly_self, const struct stat *masks, char *err,
+                size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -35,6 +36,11 @@ static int mask(const char *path, bool readonly_self, char *err, size_t errlen)
         pd_errf(err, errlen, "mount namespace: stat %s: %s", path, strerror(errno));
         return -1;
     }
+    /* A link to a secret masked already resolves to the mask itself:
+     * mounting there again would make the mask's source a mount point. */
+    for (int k = 0; k < 2; k++)
+        if (st.st_dev == masks[k].st_dev && st.st_ino == masks[k].st_ino)
+            return 0;
     const char *src = readonly_self ? path : S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE;
     unsigned long extra = readonly_self ? MS_RDONLY | MS_NOSUID | MS_NODEV : MASK_FLAGS;
     if (pd_ns_bind(src, path, extra, readonly_self, err, errlen) != 0)
@@ -42,11 +48,11 @@ static int mask(const char *path, bool readonly_self, char *err, size_t errlen)
     return 1;
 }
 
-static int mask_list(const struct pd_path_list *l, bool readonly_self, unsigned *count, char *err,
-                     size_t errlen)
+static int mask_list(const struct pd_path_list *l, bool readonly_self, const struct stat *masks,
+                     unsigned *count, char *err, size_t errlen)
 {
     for (size_t k = 0; k < l->n; k++) {
-        int r = mask(l->v[k], readonly_self, err, errlen);
+        int r = mask(l->v[k], readonly_self, masks, err, errlen);
         if (r < 0)
             return -1;
         *count += (unsigned)r;
@@ -65,10 +71,15 @@ int pd_ns_masks(const struct pd_ns_spec *ns, struct pd_ns_report *report, char *
     }
     /* Read-only binds first: a later mask inside one of them stays on top
      * (a bind made after the mask would not carry it). */
+    struct stat masks[2];
+    if (stat(MASK_FILE, &masks[0]) != 0 || stat(MASK_DIR, &masks[1]) != 0) {
+        pd_errf(err, errlen, "mount namespace: stat the mask: %s", strerror(errno));
+        return -1;
+    }
     int rc = -1;
-    if (mask_list(&ns->readonly, true, &report->readonly, err, errlen) == 0 &&
-        mask_list(&ns->hide, false, &report->hidden, err, errlen) == 0 &&
-        mask_list(&ns->sockets, false, &report->sockets, err, errlen) == 0)
+    if (mask_list(&ns->readonly, true, masks, &report->readonly, err, errlen) == 0 &&
+        mask_list(&ns->hide, false, masks, &report->hidden, err, errlen) == 0 &&
+        mask_list(&ns->sockets, false, masks, &report->sockets, err, errlen) == 0)
         rc = 0;
     if (unlink(MASK_FILE) != 0 || rmdir(MASK_DIR) != 0) {
         if (rc == 0)

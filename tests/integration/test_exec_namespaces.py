@@ -256,6 +256,21 @@ class SecretFloorTest(NsBase):
         # the floor masks the secrets only: the file beside them reads
         self.assertEqual(lines["plain"][:2], ["11 0", "plain text"], repr(r))
 
+    def test_links_to_secrets_that_exist_at_the_start(self):
+        # a link to a secret is masked through the secret (one mask per file,
+        # however many names lead to it); the run starts and the link reads
+        # nothing
+        os.symlink(".env", os.path.join(self.ws.path, "src/env-link"))
+        os.symlink("secrets", os.path.join(self.ws.path, "src/dir-link"))
+        steps = [("link", "probe_static", "read-file", "src/env-link"),
+                 ("dirlink", "probe_static", "read-file", "src/dir-link/k")]
+        r, lines = self.probes(steps)
+        self.assertRun(r, 0, "[EXIT CODE] 0 (success)", absent=[CANARY, "[SANDBOX ERROR]"])
+        self.assertRefused(r, self.ret_errno(r, lines, "link"), "read through a link",
+                           READ_REFUSED)
+        self.assertRefused(r, self.ret_errno(r, lines, "dirlink"), "read through a dir link",
+                           READ_REFUSED_IN_DIR)
+
     def test_raw_syscall_python_cannot_read_secrets(self):
         body = "".join("print(%r + ': ' + raw_read(%r))\n" % (rel, rel) for rel in self.SECRETS)
         body += "print('plain: ' + raw_read('src/plain.txt'))\n"
