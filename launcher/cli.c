@@ -31,6 +31,7 @@ void pd_usage(bool to_stdout)
           "  paldron schema --tool name\n"
           "  paldron explain --policy p.toml PATH | -- argv...\n"
           "  paldron env     --policy p.toml     (eval \"$(...)\": the live gate only)\n"
+          "  paldron cache   path | clean [--all] (exec's persistent caches)\n"
           "  paldron version\n"
           "\n"
           "Run 'paldron SUBCOMMAND --help' for the options of each subcommand.\n",

@@ -1,6 +1,9 @@
 /* launcher/exec.h - the parts of `paldron exec`, one file each:
  *   exec_run.c       the sequence: gate, plan, snapshot, run, scan, verdict
  *   exec_env.c       the command's environment (filtered, private temp home)
+ *   exec_env_filter.c which of the caller's variables pass
+ *   exec_cache.c     the workspace's persistent cache folder
+ *   exec_roots.c     missing allow_paths folders, created before the run
  *   exec_sandbox.c   the sandbox spec handed to platform/
  *   exec_child.c     starting the child, and the child until execve
  *   exec_supervise.c capture, deadline, signals, reaping (the launcher side)
@@ -34,7 +37,7 @@
 struct pd_exec_lists {
     const char **exec; /* fixed entries + the floor (pd_exec_floor) */
     const char *read[24], *dev[12];
-    const char **write; /* npolicy_roots + 2 */
+    const char **write; /* npolicy_roots + 3 */
     char *owned[8];     /* composed paths the lists point to */
     size_t nowned;
     char **floor; /* allow_binaries: the files execution is granted on */
@@ -74,6 +77,7 @@ struct pd_exec_plan {
     bool interactive; /* --interactive: the command shares paldron's stdio and process group */
     struct pd_rundir rundir; /* isolated only */
     struct pd_live *live;    /* the live gate (preload), NULL when not injected */
+    char cache[PD_PATH_MAX]; /* the persistent cache folder, "" if none (exec_cache.c) */
     sigset_t child_mask;     /* the signal mask the command starts with */
 };
 
@@ -96,13 +100,52 @@ struct pd_exec_outcome {
     struct pd_capture out, err;
 };
 
-/* exec_env.c: the environment of the command (NULL-terminated, malloc'd).
- * cargo_home/rustup_home: the real ones, for the spec's read-only caches. */
-char **pd_exec_env(char *const *envp, bool isolated, const char *temp_home, bool allow_network,
-                   const char *cargo_home, const char *rustup_home);
+/* exec_env.c: the environment of the command (NULL-terminated, malloc'd):
+ * the caller's variables that exec_env_filter.c passes, then the launcher's
+ * own (which replace the caller's of the same name). */
+struct pd_env_opts {
+    bool isolated;          /* temp home, caches, real cargo/rustup homes */
+    const char *temp_home;  /* isolated only */
+    const char *cache;      /* the persistent cache folder; "" or NULL: none */
+    bool allow_network;     /* false: the tools' offline switches */
+    const char *cargo_home; /* the real ones, read-only in the spec */
+    const char *rustup_home;
+    const struct pd_strv *pass, *drop; /* env_pass, env_drop (NULL: none) */
+    FILE *say;                         /* NULL, or where each dropped name is said */
+};
+char **pd_exec_env(char *const *envp, const struct pd_env_opts *o);
 void pd_exec_env_free(char **env);
 /* The real cargo or rustup home: $var, else <home>/<dflt>. "" if unknown. */
 void pd_exec_tool_home(const char *var, const char *dflt, char *out, size_t outlen);
+/* Does an ASAN_OPTIONS value (NULL: none) set verify_asan_link_order? */
+bool pd_asan_sets_link_order(const char *options);
+/* exec_env_filter.c: why the caller's variable name[0..len) is dropped
+ * ("loader hook", "shell hook", "secret-looking", "env_drop", ...), or NULL
+ * when it passes. */
+const char *pd_env_drop_reason(const char *name, size_t len, const struct pd_strv *pass,
+                               const struct pd_strv *drop, bool allow_network);
+
+/* exec_cache.c: the workspace's persistent cache folder,
+ * <$XDG_CACHE_HOME or ~/.cache>/paldron/<name>-<hash of the real path,
+ * device and inode>. pd_cache_dir computes it; pd_cache_prepare also
+ * creates it (0700, no link followed in paldron/ and below). Return 0 or
+ * -1 with err (NULL allowed) saying why. */
+int pd_cache_base(char *out, size_t len, char *err, size_t errlen);
+int pd_cache_dir(const char *workspace, char *out, size_t len, char *err, size_t errlen);
+int pd_cache_prepare(const char *workspace, char *out, size_t len, char *err, size_t errlen);
+/* Isolated mode: prepare p->cache and make it a writable root of the live
+ * gate (the spec adds it for the kernel). A cache that cannot be made is a
+ * warning (the caches then live in the temp home). Returns 0, or -1
+ * (ENOMEM). */
+int pd_exec_cache_plan(struct pd_exec_plan *p, struct pd_ctx *ctx);
+
+/* exec_roots.c: create the allow_paths folders that are missing, inside
+ * the workspace, as the invoking user, without following any link, and
+ * say so once on out ("paldron: created build/ (allow_paths)"); an entry
+ * outside the workspace, through a link, or that the policy denies is not
+ * created, and the line says why. Before the kernel rules are built: they
+ * grant nothing on a path that does not exist. */
+void pd_exec_make_roots(const struct pd_ctx *ctx, FILE *out);
 
 /* exec_sandbox.c: fill p->spec, p->lists and p->limits from the context,
  * the program and the temp home. Returns 0 or -1 (ENOMEM). */

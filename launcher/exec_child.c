@@ -97,7 +97,7 @@ static int lower_limits(const struct pd_limits *lim, const char **which)
         unsigned long long want;
         const char *name;
     } t[] = {
-        {RLIMIT_CPU, lim->cpu_sec, "CPU time"},      {RLIMIT_AS, lim->mem_bytes, "address space"},
+        {RLIMIT_CPU, lim->cpu_sec, "CPU time"},      {RLIMIT_DATA, lim->mem_bytes, "data size"},
         {RLIMIT_NPROC, lim->nproc, "process count"}, {RLIMIT_FSIZE, lim->fsize_bytes, "file size"},
         {RLIMIT_NOFILE, lim->nofile, "open files"},  {RLIMIT_CORE, 1, "core dump"},
     };

@@ -1,40 +1,59 @@
-/* launcher/exec_env.c - the command's environment (seed-spec 4.2). Only a
- * fixed list of variables is inherited: API keys, agent sockets, proxies
- * and virtualenv settings of the caller stay out. In isolated mode HOME and
- * TMPDIR point at the private temp home and the tools' caches live under it,
- * while cargo and rustup keep their real homes (read-only in the sandbox).
- * The loader's hooks (preload/loader_env.h: LD_AUDIT, LD_LIBRARY_PATH,
- * GCONV_PATH ...) are never passed, whatever the list says: one of them is
- * enough to keep the live gate out of the command or to load a workspace
- * library into an allowed program. */
+/* launcher/exec_env.c - the command's environment. The caller's variables
+ * pass unless launcher/exec_env_filter.c drops them (hooks, secret-looking
+ * names, the policy's env_drop): a command must see what it sees bare. The
+ * launcher then sets its own, which replace the caller's:
+ *   - isolated mode: HOME and TMPDIR at the private temp home; the tools'
+ *     caches in the workspace's persistent cache folder (exec_cache.c), or
+ *     in the temp home when there is none; cargo and rustup keep their real
+ *     homes (read-only in the sandbox);
+ *   - the network off (both modes: the live gate refuses connects in both):
+ *     the tools' own switches for update checks and telemetry, so that an
+ *     everyday command does not try the network and get the run denied;
+ *   - ASAN_OPTIONS: verify_asan_link_order=0, unless the caller set it (the
+ *     live gate's preload comes before the ASan runtime, which aborts).
+ * No PYTHONPYCACHEPREFIX: with it, Python ignores the stdlib's own .pyc
+ * files and recompiles every import in every run. */
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "launcher/exec.h"
-#include "preload/loader_env.h"
-
-static const char *const inherited[] = {
-    "PATH",   "HOME",   "USER",       "LANG",        "LC_ALL",    "TERM",   "TMPDIR",
-    "GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME", "NODE_PATH", "PYTHON", NULL};
-
-/* Never inherited, even if added to the list above by mistake. */
-static bool loader_hook(const char *name)
-{
-    return pd_loader_hook(name) || strcmp(name, PD_ENV_LIBPATH) == 0 ||
-           strcmp(name, "LD_PRELOAD") == 0;
-}
 
 /* Caches that would otherwise land in the real home (name, subdirectory). */
 static const char *const caches[][2] = {
-    {"GOCACHE", "go-cache"},
-    {"XDG_CACHE_HOME", "xdg-cache"},
-    {"NPM_CONFIG_CACHE", "npm-cache"},
-    {"PIP_CACHE_DIR", "pip-cache"},
-    {"PYTHONPYCACHEPREFIX", "python-cache"},
+    {"GOCACHE", "go-build"},     {"GOMODCACHE", "go-mod"},  {"PIP_CACHE_DIR", "pip"},
+    {"npm_config_cache", "npm"}, {"XDG_CACHE_HOME", "xdg"},
 };
+
+/* Network off: switches that keep a tool from trying it (docs/policy.md). */
+static const char *const offline[][2] = {
+    {"CARGO_NET_OFFLINE", "true"},
+    {"NO_UPDATE_NOTIFIER", "1"},             /* the update-notifier package (many CLIs) */
+    {"npm_config_update_notifier", "false"}, /* npm's and pnpm's own check */
+    {"npm_config_audit", "false"},           /* npm install's advisory lookup */
+    {"npm_config_fund", "false"},            /* npm install's funding lookup message */
+    {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
+    {"GOPROXY", "off"},       /* go fails at once on a missing module, no connect */
+    {"GOTOOLCHAIN", "local"}, /* no download of the go.mod's newer toolchain */
+    {"HOMEBREW_NO_AUTO_UPDATE", "1"},
+    {"HOMEBREW_NO_ANALYTICS", "1"},
+    {"DOTNET_CLI_TELEMETRY_OPTOUT", "1"},
+    {"NEXT_TELEMETRY_DISABLED", "1"},
+    {"GATSBY_TELEMETRY_DISABLED", "1"},
+    {"YARN_ENABLE_TELEMETRY", "0"},
+    {"CHECKPOINT_DISABLE", "1"}, /* HashiCorp tools' version check */
+    {"DENO_NO_UPDATE_CHECK", "1"},
+    {"GH_NO_UPDATE_NOTIFIER", "1"},
+    {"HF_HUB_OFFLINE", "1"}, /* Hugging Face: use the cache, no HEAD request */
+    {"DO_NOT_TRACK", "1"},   /* the shared opt-out many tools read */
+};
+
+#define COUNT(a)        (sizeof(a) / sizeof((a)[0]))
+#define ASAN_LINK_ORDER "verify_asan_link_order"
 
 static const char *lookup(char *const *envp, const char *name)
 {
@@ -43,17 +62,6 @@ static const char *lookup(char *const *envp, const char *name)
         if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
             return *e + n + 1;
     return NULL;
-}
-
-static int push(char **env, size_t *n, const char *name, const char *value)
-{
-    if (asprintf(&env[*n], "%s=%s", name, value) < 0) {
-        env[*n] = NULL;
-        return -1;
-    }
-    (*n)++;
-    env[*n] = NULL;
-    return 0;
 }
 
 void pd_exec_tool_home(const char *var, const char *dflt, char *out, size_t outlen)
@@ -74,41 +82,116 @@ void pd_exec_tool_home(const char *var, const char *dflt, char *out, size_t outl
         out[0] = '\0';
 }
 
-char **pd_exec_env(char *const *envp, bool isolated, const char *temp_home, bool allow_network,
-                   const char *cargo_home, const char *rustup_home)
+bool pd_asan_sets_link_order(const char *options)
 {
-    const size_t max =
-        sizeof inherited / sizeof inherited[0] + sizeof caches / sizeof caches[0] + 2;
-    char **env = calloc(max, sizeof *env);
+    size_t n = strlen(ASAN_LINK_ORDER);
+    for (const char *s = options; s && *s;) {
+        s += strspn(s, ": ,\t\n");
+        if (strncmp(s, ASAN_LINK_ORDER, n) == 0 && (s[n] == '=' || s[n] == '\0' || s[n] == ':'))
+            return true;
+        s += strcspn(s, ": ,\t\n");
+    }
+    return false;
+}
+
+/* The variables the launcher sets, built before the caller's are copied so
+ * that a caller's variable of the same name can be left out. */
+struct sets {
+    char *v[COUNT(caches) + COUNT(offline) + 8];
+    size_t n;
+};
+
+__attribute__((format(printf, 3, 4))) static int set(struct sets *s, const char *name,
+                                                     const char *fmt, ...)
+{
+    char *value = NULL, *entry = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&value, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    int rc = asprintf(&entry, "%s=%s", name, value);
+    free(value);
+    if (rc < 0)
+        return -1;
+    s->v[s->n++] = entry;
+    return 0;
+}
+
+/* Is the caller's entry (NAME=...) replaced by one the launcher sets? npm
+ * reads npm_config_* whatever the case, so those compare without it. */
+static bool replaced(const struct sets *s, const char *entry, size_t len)
+{
+    for (size_t k = 0; k < s->n; k++) {
+        const char *ours = s->v[k];
+        if (strncmp(ours, "npm_config_", 11) == 0 ? strncasecmp(ours, entry, len + 1) == 0
+                                                  : strncmp(ours, entry, len + 1) == 0)
+            return true;
+    }
+    return false;
+}
+
+static int launcher_sets(struct sets *s, char *const *envp, const struct pd_env_opts *o)
+{
+    if (o->isolated) {
+        if (set(s, "HOME", "%s", o->temp_home) < 0 || set(s, "TMPDIR", "%s", o->temp_home) < 0)
+            return -1;
+        const bool persistent = o->cache && o->cache[0];
+        for (size_t k = 0; k < COUNT(caches); k++)
+            if (set(s, caches[k][0], persistent ? "%s/%s" : "%s/cache-%s",
+                    persistent ? o->cache : o->temp_home, caches[k][1]) < 0)
+                return -1;
+        if (o->cargo_home && o->cargo_home[0] && set(s, "CARGO_HOME", "%s", o->cargo_home) < 0)
+            return -1;
+        if (o->rustup_home && o->rustup_home[0] && set(s, "RUSTUP_HOME", "%s", o->rustup_home) < 0)
+            return -1;
+    }
+    for (size_t k = 0; !o->allow_network && k < COUNT(offline); k++)
+        if (set(s, offline[k][0], "%s", offline[k][1]) < 0)
+            return -1;
+    const char *asan = lookup(envp, "ASAN_OPTIONS");
+    if (!pd_asan_sets_link_order(asan) && set(s, "ASAN_OPTIONS", "%s%s" ASAN_LINK_ORDER "=0",
+                                              asan ? asan : "", asan && asan[0] ? ":" : "") < 0)
+        return -1;
+    return 0;
+}
+
+char **pd_exec_env(char *const *envp, const struct pd_env_opts *o)
+{
+    struct sets s = {.n = 0};
+    size_t ncaller = 0;
+    while (envp && envp[ncaller])
+        ncaller++;
+    char **env = calloc(ncaller + COUNT(s.v) + 1, sizeof *env);
+    if (!env || launcher_sets(&s, envp, o) < 0)
+        goto fail;
     size_t n = 0;
-    if (!env)
-        return NULL;
-    for (size_t k = 0; inherited[k]; k++) {
-        const char *name = inherited[k];
-        const char *value = loader_hook(name) ? NULL : lookup(envp, name);
-        if (isolated) {
-            if (strcmp(name, "HOME") == 0 || strcmp(name, "TMPDIR") == 0)
-                value = temp_home;
-            else if (strcmp(name, "CARGO_HOME") == 0 && cargo_home[0])
-                value = cargo_home;
-            else if (strcmp(name, "RUSTUP_HOME") == 0 && rustup_home[0])
-                value = rustup_home;
+    for (size_t k = 0; k < ncaller; k++) {
+        const char *eq = strchr(envp[k], '=');
+        if (!eq || eq == envp[k])
+            continue; /* not a variable */
+        size_t len = (size_t)(eq - envp[k]);
+        if (replaced(&s, envp[k], len))
+            continue;
+        const char *why = pd_env_drop_reason(envp[k], len, o->pass, o->drop, o->allow_network);
+        if (why) {
+            /* PALDRON_*: the live gate's own are added after this list */
+            if (o->say && strncmp(envp[k], "PALDRON_", 8) != 0)
+                fprintf(o->say, "paldron: env: dropped %.*s (%s)\n", (int)len, envp[k], why);
+            continue;
         }
-        if (value && push(env, &n, name, value) < 0)
+        if (!(env[n++] = strdup(envp[k])))
             goto fail;
     }
-    if (isolated) {
-        char dir[PD_PATH_MAX];
-        for (size_t k = 0; k < sizeof caches / sizeof caches[0]; k++) {
-            snprintf(dir, sizeof dir, "%s/%s", temp_home, caches[k][1]);
-            if (push(env, &n, caches[k][0], dir) < 0)
-                goto fail;
-        }
-        if (!allow_network && push(env, &n, "CARGO_NET_OFFLINE", "true") < 0)
-            goto fail;
+    for (size_t k = 0; k < s.n; k++) {
+        env[n++] = s.v[k];
+        s.v[k] = NULL;
     }
     return env;
 fail:
+    for (size_t k = 0; k < s.n; k++)
+        free(s.v[k]);
     pd_exec_env_free(env);
     return NULL;
 }

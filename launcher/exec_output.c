@@ -213,6 +213,8 @@ void pd_exec_output_judge(const struct pd_ctx *ctx, struct pd_outscan *scan,
      * stderr instead: counted here, before anything else reads the capture
      * (and whether or not the output scan is on). */
     pd_live_stderr_findings(o->err.buf, o->err.len, deny);
+    if (p->strict) /* an undelivered blocked write denies too (issue 11, item 5) */
+        pd_live_stderr_blocked(o->err.buf, o->err.len, deny);
     if (!scan)
         return;
     /* with output_scan off the scanner still redacts what jev would send */

@@ -61,7 +61,10 @@ static void set_limits(struct pd_exec_plan *p)
 {
     const struct pd_policy *pol = p->ctx->policy;
     p->limits.cpu_sec = (unsigned long long)pol->cpu_time_sec;
-    p->limits.mem_bytes = (unsigned long long)pol->max_memory_mb << 20;
+    /* "unlimited": the inherited limit stays (0 = leave it) */
+    p->limits.mem_bytes = pol->max_memory_mb == PD_MEMORY_UNLIMITED
+                              ? 0
+                              : (unsigned long long)pol->max_memory_mb << 20;
     p->limits.nproc = (unsigned long long)pol->max_processes;
     p->limits.fsize_bytes = (unsigned long long)pol->max_file_size_mb << 20;
     p->limits.nofile = (unsigned long long)pol->max_open_files;
@@ -217,7 +220,10 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
 
     pd_gate_argv(ctx, argc, argv, &v, &missing);
     if (v.deny) {
-        pd_err("deny: %s", v.message);
+        /* a program outside allow_binaries: say what to add (issue 11, item 9) */
+        bool program = v.key && strcmp(v.key, "allow_binaries") == 0;
+        pd_err("deny: %s%s%s%s", v.message, program ? " (add \"" : "", program ? argv[0] : "",
+               program ? "\" to allow_binaries)" : "");
         return PD_EXIT_DENY;
     }
 
@@ -261,6 +267,8 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
 
     if (resolve(p, argv[0], missing) != 0)
         goto out;
+    /* before the kernel rules, which grant nothing on a missing folder */
+    pd_exec_make_roots(ctx, stderr);
     /* the repositories that exist now: the live gate's policy protects
      * their config and hooks, so this comes before it is compiled */
     git_scan = pd_git_scan_before(ctx);
@@ -269,14 +277,27 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
         goto out;
     }
     ctx->private_net = p->isolated && pol->namespaces && !pol->allow_network;
-    if (prepare_rundir(p, ctx) != 0 || prepare_live(p, &live, opts->audit, opts->log) != 0)
+    if (prepare_rundir(p, ctx) != 0 || pd_exec_cache_plan(p, ctx) != 0 ||
+        prepare_live(p, &live, opts->audit, opts->log) != 0)
         goto out;
     if (p->isolated && prepare_isolation(p) != 0)
         goto out;
     char cargo[PD_PATH_MAX], rustup[PD_PATH_MAX];
     pd_exec_tool_home("CARGO_HOME", ".cargo", cargo, sizeof cargo);
     pd_exec_tool_home("RUSTUP_HOME", ".rustup", rustup, sizeof rustup);
-    p->envp = pd_exec_env(environ, p->isolated, p->rundir.home, pol->allow_network, cargo, rustup);
+    const char *debug_env = getenv("PALDRON_DEBUG");
+    const struct pd_env_opts eo = {
+        .isolated = p->isolated,
+        .temp_home = p->rundir.home,
+        .cache = p->cache,
+        .allow_network = pol->allow_network,
+        .cargo_home = cargo,
+        .rustup_home = rustup,
+        .pass = &pol->env_pass,
+        .drop = &pol->env_drop,
+        /* --audit and PALDRON_DEBUG=1 name every dropped variable */
+        .say = opts->audit || (debug_env && strcmp(debug_env, "1") == 0) ? stderr : NULL};
+    p->envp = pd_exec_env(environ, &eo);
     if (!p->envp || add_live_env(p) != 0 || set_argv(p, argc, argv) != 0) {
         pd_err("out of memory");
         goto out;

@@ -10,10 +10,9 @@
  * the loader's open for execution, not mmap with PROT_EXEC. Read: the
  * workspace, /proc, the CPU topology (nproc, multiprocessing). Everything:
  * the writable roots, the private temp home and /dev/shm (POSIX
- * semaphores). The usual devices; /dev/tty only in interactive mode (a
- * captured command has no terminal, and what it writes must pass the
- * output scan). Nothing else: not $HOME, not /tmp, not the run directory
- * around the home. */
+ * semaphores), the workspace's persistent cache folder. The usual devices; /dev/tty only in
+ * interactive mode (a captured command has no terminal, and what it writes must pass the output
+ * scan). Nothing else: not $HOME, not /tmp, not the run directory around the home. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,7 +141,7 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->read[n++] = "/run/systemd/resolve"; /* the stub resolver's resolv.conf */
     s->read_paths = (struct pd_path_list){l->read, n};
 
-    l->write = calloc(c->npolicy_roots + 2, sizeof *l->write);
+    l->write = calloc(c->npolicy_roots + 3, sizeof *l->write);
     if (!l->write) {
         pd_exec_spec_free(p);
         errno = ENOMEM;
@@ -153,6 +152,10 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->write[n++] = c->roots[k];
     l->write[n++] = p->rundir.home;
     l->write[n++] = "/dev/shm";
+    /* the persistent cache folder (exec_cache.c); listed here also so that
+     * the namespace floor binds it back when it lies under /tmp */
+    if (p->cache[0])
+        l->write[n++] = p->cache;
     s->write_paths = (struct pd_path_list){l->write, n};
 
     for (n = 0; n < COUNT(devices); n++)

@@ -51,6 +51,7 @@ int pd_cmd_schema(const struct pd_cli *cli);
 int pd_cmd_exec(const struct pd_cli *cli);
 int pd_cmd_explain(const struct pd_cli *cli);
 int pd_cmd_env(const struct pd_cli *cli);
+int pd_cmd_cache(const struct pd_cli *cli);
 
 const char *pd_version(void);
 

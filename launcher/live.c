@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,9 @@ int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_di
     memset(l, 0, sizeof *l);
     l->fd = -1;
     l->audit = audit;
+    l->strict = ctx->policy->strict;
+    l->ctx = ctx;
+    snprintf(l->workspace, sizeof l->workspace, "%s", ctx->workspace);
     snprintf(l->lib, sizeof l->lib, "%s", lib);
     snprintf(l->run_dir, sizeof l->run_dir, "%s", run_dir);
     snprintf(l->compiled, sizeof l->compiled, "%s/policy.compiled", run_dir);
@@ -119,17 +123,28 @@ static void log_record(FILE *f, const struct pd_report *r)
     cJSON_Delete(o);
 }
 
+/* What a record is about: the path as judged (resolved) when the preload
+ * knew it, else as written. Records are the same decision when they agree
+ * on it, whatever the written form: execvp tries /usr/bin/id and then
+ * /bin/id, one file where /bin links to /usr/bin. */
+static const char *judged(const char *path, const char *resolved)
+{
+    return resolved[0] ? resolved : path;
+}
+
 static bool same(const struct pd_live_rec *a, const struct pd_report *r)
 {
     return strcmp(a->kind, r->kind) == 0 && strcmp(a->op, r->op) == 0 &&
-           strcmp(a->path, r->path) == 0 && strcmp(a->reason, r->reason) == 0 &&
-           strcmp(a->program, r->program) == 0 && strcmp(a->pattern, r->pattern) == 0;
+           strcmp(judged(a->path, a->resolved), judged(r->path, r->resolved)) == 0 &&
+           strcmp(a->reason, r->reason) == 0 && strcmp(a->program, r->program) == 0 &&
+           strcmp(a->pattern, r->pattern) == 0;
 }
 
 /* FNV-1a over the fields same() compares, each with its terminator. */
 static uint64_t rec_hash(const struct pd_report *r)
 {
-    const char *fields[] = {r->kind, r->op, r->path, r->reason, r->program, r->pattern};
+    const char *fields[] = {r->kind,   r->op,      judged(r->path, r->resolved),
+                            r->reason, r->program, r->pattern};
     uint64_t h = 1469598103934665603ull;
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
         for (const char *c = fields[k];; c++) {
@@ -218,67 +233,164 @@ static size_t rec_size(const struct pd_report *r)
            strlen(r->key) + strlen(r->pattern) + strlen(r->reason) + strlen(r->program) + 8;
 }
 
+enum kept { KEPT_DROPPED, KEPT_FOLDED, KEPT_NEW };
+
 /* Fold r into its twin, or keep it as a new record within the bounds.
- * Returns false when it was dropped. sender: the kernel's pid of the
- * sender (<= 0: unknown). */
-static bool keep(struct pd_live *l, const struct pd_report *r, long sender)
+ * sender: the kernel's pid of the sender (<= 0: unknown). A twin reached
+ * by another written form (the same exec along PATH) is no repeat. */
+static enum kept keep(struct pd_live *l, const struct pd_report *r, long sender)
 {
     if (!l->index && !(l->index = calloc(INDEX_SLOTS, sizeof *l->index)))
-        return false;
+        return KEPT_DROPPED;
     uint64_t h = rec_hash(r);
     size_t slot = find_slot(l, r, h);
     if (l->index[slot]) {
-        l->recs[l->index[slot] - 1].count++;
-        return true;
+        struct pd_live_rec *twin = &l->recs[l->index[slot] - 1];
+        if (strcmp(twin->path, r->path) == 0)
+            twin->count++;
+        return KEPT_FOLDED;
     }
     size_t size = rec_size(r);
     if (l->nrecs >= PD_LIVE_MAX_RECS || l->bytes + size > PD_LIVE_MAX_BYTES ||
         !take_token(l, sender))
-        return false;
+        return KEPT_DROPPED;
     if (l->nrecs == l->caprecs) {
         size_t cap = l->caprecs ? 2 * l->caprecs : 64;
         struct pd_live_rec *nv = realloc(l->recs, cap * sizeof *nv);
         if (!nv)
-            return false;
+            return KEPT_DROPPED;
         l->recs = nv;
         l->caprecs = cap;
     }
     struct pd_live_rec *x = &l->recs[l->nrecs];
     if (!fill(x, r, size))
-        return false;
+        return KEPT_DROPPED;
     x->pid = r->pid;
     x->count = 1;
     x->hash = h;
     l->nrecs++;
     l->bytes += size;
     l->index[slot] = (uint32_t)l->nrecs;
-    return true;
+    return KEPT_NEW;
+}
+
+static bool is_blocked(const char *kind)
+{
+    return strcmp(kind, PD_REPORT_BLOCKED) == 0;
+}
+
+/* Does a record of this kind deny the run? */
+static bool denies(const struct pd_live *l, const char *kind)
+{
+    return strcmp(kind, PD_REPORT_DENY) == 0 || strcmp(kind, PD_REPORT_ERROR) == 0 ||
+           (l->strict && is_blocked(kind));
 }
 
 static void note_dropped(struct pd_live *l, const char *kind)
 {
     l->ndropped++;
-    if (strcmp(kind, PD_REPORT_DENY) == 0 || strcmp(kind, PD_REPORT_ERROR) == 0)
+    if (denies(l, kind))
         l->ndropped_deny++;
 }
 
-/* "<program> <op> <path> (<reason> <pattern>) [live]" */
-static void format_parts(const char *program, const char *op, const char *path, const char *reason,
-                         const char *pattern, size_t count, char *buf, size_t len)
+/* Is resolved the path of a file on disk? A descriptor's link text for a
+ * memfd ("/memfd:x (deleted)") or an unlinked file ("... (deleted)") is
+ * not: such a line shows the path as written, and has no fix. */
+static bool on_disk(const char *resolved)
 {
-    snprintf(buf, len, "%s %s %s (%s%s%s) [live]%s", program, op, path, reason,
-             pattern[0] ? " " : "", pattern, count > 1 ? " (repeated)" : "");
+    size_t n = strlen(resolved);
+    const char *tail = " (deleted)";
+    return resolved[0] == '/' && strncmp(resolved, "/memfd:", 7) != 0 &&
+           !(n >= strlen(tail) && strcmp(resolved + n - strlen(tail), tail) == 0);
 }
 
-/* Interactive: one line for a record as it arrives, in the words of the
- * verdict's lines (each arrival is printed: no folding). */
-static void echo_record(FILE *out, const struct pd_report *r)
+/* The path of a line: as judged (relative when it lies in the workspace and
+ * was written relative), with the written form when that differs. */
+static void shown_path(const struct pd_live *l, const struct pd_report *r, char *buf, size_t len)
+{
+    if (!on_disk(r->resolved)) {
+        snprintf(buf, len, "%s", r->path);
+        return;
+    }
+    const char *rel =
+        r->path[0] != '/' && l->workspace[0] ? pd_path_under(r->resolved, l->workspace) : NULL;
+    const char *as_judged = rel ? (rel[0] ? rel : ".") : r->resolved;
+    char cleaned[PD_PATH_MAX];
+    pd_path_clean(r->path, cleaned, sizeof cleaned);
+    if (!r->path[0] || strcmp(cleaned, as_judged) == 0)
+        snprintf(buf, len, "%s", as_judged);
+    else
+        snprintf(buf, len, "%s (written %s)", as_judged, r->path);
+}
+
+/* Does the bare allow_binaries entry name (as PATH finds it) name the file
+ * at resolved? Entries match by identity (pd_binary_entry_of). */
+static bool names_file(const struct pd_live *l, const char *name, const struct stat *want)
+{
+    char file[PD_PATH_MAX];
+    struct stat st;
+    return l->ctx && name[0] && pd_binary_entry_file(l->ctx, name, file, sizeof file) == 0 &&
+           stat(file, &st) == 0 && st.st_dev == want->st_dev && st.st_ino == want->st_ino;
+}
+
+/* The allow_binaries entry that would allow a denied program: the name it
+ * was invoked by when PATH finds this file by it (python3 for
+ * python3.11), else the file's own name when PATH finds it by that (id,
+ * for a link src/python3 -> /usr/bin/id), else its path: "./<path>" in
+ * the workspace, absolute elsewhere. False when there is no file to name
+ * (a memfd, a deleted file). */
+static bool binary_entry(const struct pd_live *l, const char *path, const char *resolved, char *buf,
+                         size_t len)
+{
+    struct stat want;
+    if (!on_disk(resolved) || stat(resolved, &want) != 0)
+        return false;
+    const char *slash = strrchr(path, '/'), *rslash = strrchr(resolved, '/');
+    const char *invoked = slash ? slash + 1 : path, *own = rslash + 1;
+    const char *rel = l->workspace[0] ? pd_path_under(resolved, l->workspace) : NULL;
+    if (names_file(l, invoked, &want))
+        snprintf(buf, len, "%s", invoked);
+    else if (names_file(l, own, &want))
+        snprintf(buf, len, "%s", own);
+    else if (rel && rel[0])
+        snprintf(buf, len, "./%s", rel);
+    else
+        snprintf(buf, len, "%s", resolved);
+    return true;
+}
+
+/* "<program> <op> <path> (<reason> <pattern>) [live][ (add "x" to allow_binaries)]": the
+ * fix after the bracket, so that "(<reason>) [live]" reads as it always did */
+static void format_report(const struct pd_live *l, const struct pd_report *r, size_t count,
+                          char *buf, size_t len)
+{
+    char shown[2 * PD_PATH_MAX + 16], fix[PD_PATH_MAX + 48] = "";
+    shown_path(l, r, shown, sizeof shown);
+    if (strcmp(r->key, "allow_binaries") == 0) {
+        char entry[PD_PATH_MAX];
+        if (binary_entry(l, r->path, r->resolved, entry, sizeof entry))
+            snprintf(fix, sizeof fix, " (add \"%s\" to allow_binaries)", entry);
+    }
+    const bool blocked = is_blocked(r->kind);
+    const char *reason = blocked ? "outside the writable roots" : r->reason;
+    const char *pattern = blocked ? "" : r->pattern;
+    snprintf(buf, len, "%s %s %s (%s%s%s) [live]%s%s", r->program, r->op, shown, reason,
+             pattern[0] ? " " : "", pattern, fix, count > 1 ? " (repeated)" : "");
+}
+
+/* Interactive: one line for a decision as it first arrives, in the words of
+ * the verdict's lines. */
+static void echo_record(const struct pd_live *l, FILE *out, const struct pd_report *r)
 {
     char msg[PD_MSG_MAX];
     const bool deny = strcmp(r->kind, PD_REPORT_DENY) == 0;
-    if (deny || strcmp(r->kind, PD_REPORT_AUDIT) == 0) {
-        format_parts(r->program, r->op, r->path, r->reason, r->pattern, 1, msg, sizeof msg);
-        fprintf(out, "paldron: %s%s\n", deny ? "deny: " : "audit: would deny: ", msg);
+    if (deny || strcmp(r->kind, PD_REPORT_AUDIT) == 0 || is_blocked(r->kind)) {
+        format_report(l, r, 1, msg, sizeof msg);
+        fprintf(out, "paldron: %s%s\n",
+                deny || (l->strict && is_blocked(r->kind)) ? "deny: "
+                : is_blocked(r->kind)                      ? "blocked: "
+                                                           : "audit: would deny: ",
+                msg);
     } else if (strcmp(r->kind, PD_REPORT_ERROR) == 0) {
         fprintf(out,
                 "paldron: deny: %s could not load the live gate's policy (%s): every gated "
@@ -339,28 +451,32 @@ void pd_live_drain(struct pd_live *l)
             l->naudit++;
         else if (strcmp(kind, PD_REPORT_COVERAGE) == 0)
             l->ncoverage++;
+        else if (is_blocked(kind))
+            l->nblocked++;
         else
             l->nerror++;
         /* counted above (a dropped denial still denies); a dropped record
          * is neither logged nor echoed: the flood ends in one line */
-        if (!keep(l, &d.r, sender ? sender : d.r.pid)) {
+        enum kept kept = keep(l, &d.r, sender ? sender : d.r.pid);
+        if (kept == KEPT_DROPPED) {
             note_dropped(l, kind);
             continue;
         }
         if (l->log)
             log_record(l->log, &d.r);
-        if (l->echo)
-            echo_record(l->echo, &d.r);
+        if (l->echo && kept == KEPT_NEW)
+            echo_record(l, l->echo, &d.r);
     }
 }
 
 size_t pd_live_denials(const struct pd_live *l)
 {
-    return l->ndeny + l->nerror + l->nbad;
+    return l->ndeny + l->nerror + l->nbad + (l->strict ? l->nblocked : 0);
 }
 
 /* The smallest policy change that would allow what an audit record shows. */
-static void advise(const struct pd_live_rec *r, const struct pd_policy *pol, FILE *out)
+static void advise(const struct pd_live *l, const struct pd_live_rec *r,
+                   const struct pd_policy *pol, FILE *out)
 {
     const char *key = r->key;
     if (strcmp(key, "deny_globs") == 0)
@@ -373,8 +489,11 @@ static void advise(const struct pd_live_rec *r, const struct pd_policy *pol, FIL
     else if (strcmp(key, "policy_file") == 0)
         fputs("none: the policy file is never writable from inside a run", out);
     else if (strcmp(key, "allow_binaries") == 0) {
-        const char *slash = strrchr(r->path, '/');
-        fprintf(out, "add \"%s\" to allow_binaries", slash ? slash + 1 : r->path);
+        char entry[PD_PATH_MAX];
+        if (binary_entry(l, r->path, r->resolved, entry, sizeof entry))
+            fprintf(out, "add \"%s\" to allow_binaries", entry);
+        else
+            fputs("none: the program is no file on disk (a memfd or a deleted file)", out);
     } else if (strcmp(key, "allow_network") == 0)
         fputs("set allow_network = true", out);
     else if (strcmp(key, "allow_paths") == 0 || strcmp(key, "workspace") == 0) {
@@ -385,9 +504,18 @@ static void advise(const struct pd_live_rec *r, const struct pd_policy *pol, FIL
         fprintf(out, "see 'paldron explain --policy %s %s'", pol->file ? pol->file : "P", r->path);
 }
 
-static void format_rec(const struct pd_live_rec *r, char *buf, size_t len)
+static void format_rec(const struct pd_live *l, const struct pd_live_rec *x, char *buf, size_t len)
 {
-    format_parts(r->program, r->op, r->path, r->reason, r->pattern, r->count, buf, len);
+    const struct pd_report r = {.kind = x->kind,
+                                .op = x->op,
+                                .path = x->path,
+                                .resolved = x->resolved,
+                                .key = x->key,
+                                .pattern = x->pattern,
+                                .reason = x->reason,
+                                .pid = x->pid,
+                                .program = x->program};
+    format_report(l, &r, x->count, buf, len);
 }
 
 void pd_live_findings(const struct pd_live *l, struct pd_findings *out)
@@ -395,9 +523,13 @@ void pd_live_findings(const struct pd_live *l, struct pd_findings *out)
     char msg[PD_MSG_MAX];
     for (size_t k = 0; k < l->nrecs; k++) {
         const struct pd_live_rec *r = &l->recs[k];
-        if (strcmp(r->kind, PD_REPORT_DENY) == 0) {
-            format_rec(r, msg, sizeof msg);
-            pd_findings_add(out, r->path, "%s", msg);
+        if (strcmp(r->kind, PD_REPORT_DENY) == 0 || (l->strict && is_blocked(r->kind))) {
+            format_rec(l, r, msg, sizeof msg);
+            /* sorted with the scans' findings: by the path as judged,
+             * relative in the workspace as theirs are */
+            const char *key = judged(r->path, r->resolved);
+            const char *rel = on_disk(r->resolved) ? pd_path_under(key, l->workspace) : NULL;
+            pd_findings_add(out, rel && rel[0] ? rel : key, "%s", msg);
         } else if (strcmp(r->kind, PD_REPORT_ERROR) == 0) {
             pd_findings_add(out, r->path,
                             "%s could not load the live gate's policy (%s): every gated call "
@@ -449,6 +581,30 @@ void pd_live_stderr_findings(const char *buf, size_t len, struct pd_findings *ou
         pd_findings_add(out, "", "%zu more live denial(s) reported on stderr [live]", more);
 }
 
+#define FALLBACK_BLOCKED "paldron: blocked: "
+
+void pd_live_stderr_blocked(const char *buf, size_t len, struct pd_findings *out)
+{
+    size_t listed = 0;
+    const char *end = buf ? buf + len : NULL;
+    const size_t bl = sizeof FALLBACK_BLOCKED - 1, tl = sizeof " [live]" - 1;
+    for (const char *p = buf; p && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (n > bl + tl && memcmp(p, FALLBACK_BLOCKED, bl) == 0 &&
+            memcmp(p + n - tl, " [live]", tl) == 0) {
+            char key[PD_MSG_MAX];
+            snprintf(key, sizeof key, "%.*s", (int)n, p);
+            if (listed++ < FALLBACK_LISTED)
+                pd_findings_add(out, key, "%.*s (reported on stderr)", (int)(n - bl), p + bl);
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    if (listed > FALLBACK_LISTED)
+        pd_findings_add(out, "", "%zu more blocked write(s) reported on stderr [live]",
+                        listed - FALLBACK_LISTED);
+}
+
 void pd_live_note_unmonitored(struct pd_live *l, const char *path, const char *why)
 {
     struct pd_report r = {.kind = PD_REPORT_COVERAGE,
@@ -462,7 +618,7 @@ void pd_live_note_unmonitored(struct pd_live *l, const char *path, const char *w
     l->ncoverage++;
     if (l->log)
         log_record(l->log, &r);
-    if (!keep(l, &r, (long)getpid()))
+    if (keep(l, &r, (long)getpid()) == KEPT_DROPPED)
         note_dropped(l, r.kind);
 }
 
@@ -475,13 +631,20 @@ static void print_dropped(const struct pd_live *l, FILE *out)
 void pd_live_notes(const struct pd_live *l, const struct pd_policy *pol, FILE *out)
 {
     char msg[PD_MSG_MAX];
+    for (size_t k = 0; k < l->nrecs && !l->strict && !l->echo; k++) {
+        const struct pd_live_rec *r = &l->recs[k];
+        if (is_blocked(r->kind)) {
+            format_rec(l, r, msg, sizeof msg);
+            fprintf(out, "paldron: blocked: %s\n", msg);
+        }
+    }
     for (size_t k = 0; k < l->nrecs; k++) {
         const struct pd_live_rec *r = &l->recs[k];
         if (strcmp(r->kind, PD_REPORT_AUDIT) != 0)
             continue;
-        format_rec(r, msg, sizeof msg);
+        format_rec(l, r, msg, sizeof msg);
         fprintf(out, "paldron: audit: would deny: %s\npaldron: audit:   smallest change: ", msg);
-        advise(r, pol, out);
+        advise(l, r, pol, out);
         fputc('\n', out);
     }
     print_dropped(l, out);

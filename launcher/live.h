@@ -56,6 +56,12 @@ struct pd_live {
     uint32_t *index; /* open addressing over recs (index + 1; 0 = empty) */
     struct pd_live_rate *rates;
     size_t ndeny, naudit, ncoverage, nerror, nbad;
+    /* writes refused for lying outside the writable roots only: reported
+     * as "paldron: blocked: ...", denials only with strict = true */
+    size_t nblocked;
+    bool strict;
+    char workspace[PD_PATH_MAX];    /* live lines show paths in it relative */
+    const struct pd_ctx *ctx;       /* the run's (PATH, roots): to name the fix of a program */
     size_t ndropped, ndropped_deny; /* over a bound; _deny: of those, denials */
 };
 
@@ -76,8 +82,14 @@ int pd_live_env(const struct pd_live *l, const char *debug, char *out[6]);
  * would deny: ..."), besides being kept for the verdict. */
 void pd_live_drain(struct pd_live *l);
 
-/* Every record that denies the run (deny, error, unreadable) as a finding:
- * "<program> <op> <path> (<reason> <pattern>) [live]". */
+/* Every record that denies the run (deny, error, unreadable; blocked with
+ * strict = true) as a finding: "<program> <op> <path> (<reason> <pattern>)
+ * [live]". <path> is the path as judged (resolved; relative when it lies in
+ * the workspace and was written relative), followed by "(written <path>)"
+ * when the program wrote it otherwise; records that differ only in the
+ * written form (one exec tried along PATH as /usr/bin/id and /bin/id) are
+ * one. A program outside allow_binaries gets the fix after "[live]":
+ * (add "id" to allow_binaries). */
 void pd_live_findings(const struct pd_live *l, struct pd_findings *out);
 
 /* Records that deny the run so far (deny, error, unreadable), repeats
@@ -93,12 +105,19 @@ size_t pd_live_denials(const struct pd_live *l);
  * its own run deny. */
 void pd_live_stderr_findings(const char *buf, size_t len, struct pd_findings *out);
 
+/* strict = true: the preload's fallback lines for blocked writes
+ * ("paldron: blocked: ... [live]" on the captured stderr, a record it could
+ * not deliver) as denial findings, like pd_live_stderr_findings. */
+void pd_live_stderr_blocked(const char *buf, size_t len, struct pd_findings *out);
+
 /* Record that path runs without the preload (the command itself, seen by
  * the launcher: the preload never sees the first exec). */
 void pd_live_note_unmonitored(struct pd_live *l, const char *path, const char *why);
 
-/* In audit mode, what would have been denied and the smallest policy
- * change that allows it; then the coverage line (what ran on the kernel
+/* The blocked writes ("paldron: blocked: <program> <op> <path> (outside
+ * the writable roots) [live]") unless strict = true made them denials or
+ * they were echoed already; in audit mode, what would have been denied and
+ * the smallest policy change that allows it; then the coverage line (what ran on the kernel
  * layers only); then "paldron: N live records dropped (flood)" when a
  * bound was hit. */
 void pd_live_notes(const struct pd_live *l, const struct pd_policy *pol, FILE *out);

@@ -30,7 +30,7 @@ struct pd_platform_info {
 /* Resource limits; 0 = leave the inherited limit. Lowered, never raised. */
 struct pd_limits {
     unsigned long long cpu_sec;
-    unsigned long long mem_bytes; /* RLIMIT_AS */
+    unsigned long long mem_bytes; /* RLIMIT_DATA (not RLIMIT_AS: reservations are free) */
     unsigned long long nproc;
     unsigned long long fsize_bytes;
     unsigned long long nofile;
@@ -118,7 +118,7 @@ int pd_platform_check(const struct pd_sandbox_spec *spec, const struct pd_platfo
  * (same messages), so nothing runs with less than the check requires. Every
  * return value checked; returns 0, or -1 with err naming the failing step
  * ("landlock: add rule /usr: ...", "seccomp: load filter: ...",
- * "rlimit: set address space limit: ..."). A step that fails may leave the
+ * "rlimit: set data size limit: ..."). A step that fails may leave the
  * earlier ones applied: the caller must not execve then. Must be called
  * single-threaded, after fork, right before execve; it allocates (libseccomp). */
 int pd_platform_apply(const struct pd_sandbox_spec *spec, const struct pd_platform_info *info,

@@ -306,6 +306,24 @@ void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
     }
 }
 
+/* A named path denied only for where a link in its last component leads
+ * (outside the workspace or allow_paths, or a loop) while the name itself
+ * is in scope: the command may act on the link itself (rm, mv, ln -sf,
+ * cp -a, tar), and what it does through the link is judged when it does it
+ * (the live gate, Landlock). What the target matches - a deny glob, a
+ * secret, a protected path - still denies: src/link -> ../.env is .env. */
+static bool only_the_link_leads_out(const struct pd_ctx *c, const char *arg,
+                                    const struct pd_verdict *v)
+{
+    if (strcmp(v->reason, PD_REASON_OUTSIDE_WS) != 0 &&
+        strcmp(v->reason, PD_REASON_OUTSIDE_ALLOW) != 0 &&
+        strcmp(v->reason, PD_REASON_UNRESOLVABLE) != 0)
+        return false;
+    struct pd_verdict name;
+    pd_gate_name(c, PD_OP_NAME, c->workspace, arg, &name);
+    return !name.deny;
+}
+
 void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct pd_verdict *v,
                   bool *missing)
 {
@@ -318,7 +336,7 @@ void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct p
         if (!arg)
             continue;
         pd_gate_path(c, PD_OP_NAME, c->workspace, arg, v);
-        if (v->deny)
+        if (v->deny && !only_the_link_leads_out(c, arg, v))
             return;
     }
     pd_verdict_allow(v);

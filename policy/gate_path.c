@@ -116,8 +116,10 @@ static void join_list(const struct pd_strv *s, char *out, size_t len)
         n += (size_t)snprintf(out + n, len - n, "%s%s", k ? ", " : "", s->v[k]);
 }
 
-void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
-                  struct pd_verdict *v)
+/* follow: judge what the path leads to (pd_path_normalize); else judge the
+ * name itself (pd_path_normalize_name). */
+static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
+                 bool follow, struct pd_verdict *v)
 {
     const struct pd_policy *p = c->policy;
     char rule[PD_PATH_MAX + 64];
@@ -125,8 +127,11 @@ void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const
     v->op = op;
     snprintf(v->subject, sizeof v->subject, "%s", path);
     v->resolved[0] = '\0';
-    if (pd_path_normalize(base ? base : c->workspace, c->home, path, v->resolved,
-                          sizeof v->resolved)) {
+    int rc = follow ? pd_path_normalize(base ? base : c->workspace, c->home, path, v->resolved,
+                                        sizeof v->resolved)
+                    : pd_path_normalize_name(base ? base : c->workspace, c->home, path, v->resolved,
+                                             sizeof v->resolved);
+    if (rc != 0) {
         snprintf(rule, sizeof rule, "%s", strerror(errno));
         deny(v, c, PD_REASON_UNRESOLVABLE, "path", NULL, rule);
         return;
@@ -140,7 +145,7 @@ void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const
         deny(v, c, PD_REASON_DENY_GLOB, "deny_globs", hit, rule);
         return;
     }
-    if ((hit = match_list(pd_builtin_secrets, (size_t)-1, rel, v->resolved, c->home))) {
+    if ((hit = pd_match_builtin_secret(op, rel, v->resolved, c->home))) {
         snprintf(rule, sizeof rule, "built-in secret: %s", hit);
         deny(v, c, PD_REASON_SECRET, "secrets", hit, rule);
         return;
@@ -184,4 +189,16 @@ void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const
     join_list(&p->allow_paths, list, sizeof list);
     snprintf(rule, sizeof rule, "allow_paths: %s", list);
     deny(v, c, PD_REASON_OUTSIDE_ALLOW, "allow_paths", NULL, rule);
+}
+
+void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
+                  struct pd_verdict *v)
+{
+    gate(c, op, base, path, true, v);
+}
+
+void pd_gate_name(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
+                  struct pd_verdict *v)
+{
+    gate(c, op, base, path, false, v);
 }

@@ -10,8 +10,7 @@
 
 #include "policy/policy.h"
 
-#define MAX_PARTS 256                   /* pattern components */
-#define MAX_DEPTH (PD_PATH_MAX / 2 + 1) /* path components a PATH_MAX path can hold */
+#define MAX_PARTS 256 /* pattern components */
 
 struct part {
     const char *s;
@@ -125,44 +124,68 @@ static size_t split(const char *s, struct part *out, size_t max)
     return n;
 }
 
+/* The component of the path s at or after *pos ("" and "." skipped), with
+ * *pos moved past it; false at the end. The path is walked in place, not
+ * split into an array: a PATH_MAX path holds 2048 components, 32 KiB of
+ * parts that would not fit a small thread stack (nor belong in static TLS,
+ * which glibc takes from every thread's stack). */
+static bool next_part(const char *s, size_t *pos, struct part *out)
+{
+    for (;;) {
+        while (s[*pos] == '/')
+            (*pos)++;
+        if (!s[*pos])
+            return false;
+        size_t start = *pos;
+        while (s[*pos] && s[*pos] != '/')
+            (*pos)++;
+        out->s = s + start;
+        out->n = *pos - start;
+        if (!(out->n == 1 && s[start] == '.'))
+            return true;
+    }
+}
+
 static bool is_globstar(const struct part *p)
 {
     return p->n == 2 && p->s[0] == '*' && p->s[1] == '*';
 }
 
-/* Does pattern p[0..np) match all of t[0..nt)? "**" spans zero or more
- * components; greedy with backtracking to the last "**" (linear per try). */
-static bool match_parts(const struct part *p, size_t np, const struct part *t, size_t nt, bool fc)
+/* Does pattern p[0..np) match the path t or one of its ancestors? That is
+ * p followed by a "**" (zero or more components) matching all of t. "**"
+ * spans zero or more components; greedy with backtracking to the last "**"
+ * (linear per try). Positions in t stand for the components from there. */
+static bool match_parts(const struct part *p, size_t np, const char *t, bool fc)
 {
     size_t pi = 0, ti = 0, star_p = (size_t)-1, star_t = 0;
-    while (ti < nt) {
-        if (pi < np && is_globstar(&p[pi])) {
+    struct part c;
+    for (;;) {
+        size_t next = ti;
+        if (!next_part(t, &next, &c))
+            break;
+        if (pi == np) /* the pattern is used up: an ancestor of t matched */
+            return true;
+        if (is_globstar(&p[pi])) {
             star_p = ++pi;
             star_t = ti;
             continue;
         }
-        if (pi < np && pd_glob_component(p[pi].s, p[pi].n, t[ti].s, t[ti].n, fc)) {
+        if (pd_glob_component(p[pi].s, p[pi].n, c.s, c.n, fc)) {
             pi++;
-            ti++;
+            ti = next;
             continue;
         }
         if (star_p == (size_t)-1)
             return false;
+        /* let the last "**" take one more component */
         pi = star_p;
-        ti = ++star_t;
+        size_t from = star_t;
+        next_part(t, &from, &c);
+        ti = star_t = from;
     }
     while (pi < np && is_globstar(&p[pi]))
         pi++;
     return pi == np;
-}
-
-/* The pattern matches the path or one of its ancestors. */
-static bool match_prefix(const struct part *p, size_t np, const struct part *t, size_t nt, bool fc)
-{
-    for (size_t len = 0; len <= nt; len++)
-        if (match_parts(p, np, t, len, fc))
-            return true;
-    return false;
 }
 
 bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const char *home,
@@ -170,9 +193,8 @@ bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const 
 {
     static const struct part any = {"**", 2};
     struct part p[MAX_PARTS + 1];
-    static _Thread_local struct part t[MAX_DEPTH + 1];
     char expanded[PD_PATH_MAX];
-    size_t np, nt, off = 0;
+    size_t np, off = 0;
     const char *pat = pattern;
     const char *target;
 
@@ -203,10 +225,7 @@ bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const 
     np = split(pat, p + off, MAX_PARTS - off) + off;
     if (np > MAX_PARTS)
         return false;
-    nt = split(target, t, MAX_DEPTH);
-    if (nt > MAX_DEPTH)
-        nt = MAX_DEPTH;
-    return match_prefix(p, np, t, nt, fold_case);
+    return match_parts(p, np, target, fold_case);
 }
 
 int pd_glob_check(const char *pattern, char *msg, size_t msglen)

@@ -94,6 +94,15 @@ static int pd_parse_on_error(const char *s, enum pd_on_error *out)
     return 0;
 }
 
+/* env_pass, env_drop: a variable name, or a prefix ending in '*'. */
+static bool env_name_entry(const char *x)
+{
+    size_t n = strspn(x, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+    if (n == 0 || (x[0] >= '0' && x[0] <= '9'))
+        return false;
+    return x[n] == '\0' || (x[n] == '*' && x[n + 1] == '\0');
+}
+
 /* Entries of list keys: non-empty; patterns must compile; program entries
  * are a bare name or an absolute path. */
 static int check_list(struct loader *L, const struct pd_toml_entry *e, const struct pd_strv *s)
@@ -137,6 +146,12 @@ static int check_list(struct loader *L, const struct pd_toml_entry *e, const str
                             "policy malformed: allow_unix_sockets entry '%s' must be the "
                             "absolute path of one socket (no patterns)",
                             x);
+        } else if (strcmp(e->key, "env_pass") == 0 || strcmp(e->key, "env_drop") == 0) {
+            if (!env_name_entry(x))
+                return fail(L, e->line,
+                            "policy malformed: %s entry '%s' must be a variable name or a prefix "
+                            "ending in * (letters, digits, _)",
+                            e->key, x);
         } else if (strcmp(e->key, "output_scan_ignore") == 0) {
             /* rule names are checked against the scanner's list when a run starts */
         } else if (strcmp(e->key, "allow_paths") != 0 && pd_glob_check(x, msg, sizeof msg)) {
@@ -144,6 +159,36 @@ static int check_list(struct loader *L, const struct pd_toml_entry *e, const str
         }
     }
     return 1;
+}
+
+/* max_memory_mb alone also takes "unlimited" (or -1): the data limit is the
+ * only memory limit an unprivileged run can set, and some programs need more
+ * than any number (a sanitizer's shadow memory counts as data). Every other
+ * string or number is an error, as for the other integer keys. */
+static int memory_limit(struct loader *L, const struct pd_toml_entry *e,
+                        const struct pd_toml_value *v)
+{
+    if ((v->type == PD_TOML_STRING && strcmp(v->str, "unlimited") == 0) ||
+        (v->type == PD_TOML_INT && v->i == PD_MEMORY_UNLIMITED)) {
+        L->p->max_memory_mb = PD_MEMORY_UNLIMITED;
+        return 1;
+    }
+    if (v->type == PD_TOML_INT && v->i >= 0 && v->i <= 16777216) {
+        struct pd_policy d;
+        pd_policy_defaults(&d);
+        L->p->max_memory_mb = v->i == 0 ? d.max_memory_mb : v->i;
+        return 1;
+    }
+    if (v->type == PD_TOML_STRING)
+        return fail(L, e->line,
+                    "policy malformed: max_memory_mb must be an integer or \"unlimited\", found "
+                    "\"%s\"",
+                    v->str);
+    if (v->type != PD_TOML_INT)
+        return wrong_type(L, e, "an integer or \"unlimited\"", v);
+    return fail(L, e->line,
+                "policy max_memory_mb must be between 1 and 16777216, or \"unlimited\" (or -1) "
+                "for no limit (0 means the default, 8192)");
 }
 
 static int handle_entry(struct loader *L, const struct pd_toml_entry *e, int idx)
@@ -160,6 +205,11 @@ static int handle_entry(struct loader *L, const struct pd_toml_entry *e, int idx
         return fail(L, e->line, "policy malformed: %s: %s", e->key, msg);
     }
     int rc = 1;
+    if (idx == PD_KEYIDX_max_memory_mb) {
+        rc = memory_limit(L, e, &v);
+        pd_toml_value_free(&v);
+        return rc;
+    }
     switch (idx) {
 #define PD_KEY_STRV(name, doc)                                                                     \
     case PD_KEYIDX_##name:                                                                         \
@@ -225,6 +275,10 @@ static int handle_entry(struct loader *L, const struct pd_toml_entry *e, int idx
     }
     if (rc && idx == PD_KEYIDX_protected_paths)
         p->protected_paths_set = true;
+    /* presets ("@python") become plain names here, so no gate sees them */
+    if (rc && idx == PD_KEYIDX_allow_binaries &&
+        pd_presets_expand(&p->allow_binaries, msg, sizeof msg) != 0)
+        rc = fail(L, e->line, "policy malformed: allow_binaries: %s", msg);
     return rc;
 }
 

@@ -1,7 +1,9 @@
 /* policy/path.c - the one path normaliser. Every decision judges the
  * physical path: "~" expanded, relative paths joined to their base, "." and
  * ".." resolved, and symlinks followed as far as the path exists, so that a
- * link src/link -> ../.env is judged as .env. */
+ * link src/link -> ../.env is judged as .env. A call that acts on a name
+ * rather than on what it leads to (unlink, rename, mkdir, lchown...) is
+ * judged on the name: its directory resolved, its last component kept. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -192,5 +194,54 @@ int pd_path_normalize(const char *base, const char *home, const char *path, char
         return -1;
     }
     memcpy(out, res, n + 1);
+    return 0;
+}
+
+int pd_path_normalize_name(const char *base, const char *home, const char *path, char *out,
+                           size_t outlen)
+{
+    if (!path || !path[0]) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* the last component, trailing slashes aside ("dir/" names dir) */
+    size_t end = strlen(path);
+    while (end > 1 && path[end - 1] == '/')
+        end--;
+    size_t start = end;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    size_t len = end - start;
+    /* "/", "." and ".." name a directory through the walk itself: there is
+     * no name of its own to keep, so the whole path is resolved */
+    bool dots = (len == 1 && path[start] == '.') ||
+                (len == 2 && path[start] == '.' && path[start + 1] == '.');
+    if (len == 0 || dots)
+        return pd_path_normalize(base, home, path, out, outlen);
+    char dir[PD_PATH_MAX];
+    if (start == 0) {
+        dir[0] = '.';
+        dir[1] = '\0';
+    } else if (start < sizeof dir) {
+        memcpy(dir, path, start);
+        dir[start] = '\0';
+    } else {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* the directory straight into out (the preload runs on thread stacks
+     * that may be small), the name after it */
+    if (pd_path_normalize(base, home, dir, out, outlen) != 0)
+        return -1;
+    size_t n = strlen(out);
+    bool root = n == 1; /* "/": no separator to add */
+    if (n + !root + len + 1 > outlen) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (!root)
+        out[n++] = '/';
+    memcpy(out + n, path + start, len);
+    out[n + len] = '\0';
     return 0;
 }

@@ -42,6 +42,9 @@ struct pd_policy {
     bool protected_paths_set; /* protected_paths given: replaces the built-in list */
 };
 
+/* max_memory_mb = "unlimited" (or -1): no data limit (policy/load.c). */
+#define PD_MEMORY_UNLIMITED (-1LL)
+
 /* A load or validation error: "policy unknown key: bogus" + file + line. */
 struct pd_error {
     char msg[PD_MSG_MAX]; /* text after "paldron: ", without location */
@@ -78,6 +81,29 @@ extern const char *const pd_builtin_protected[];
 /* Device and descriptor paths writable whatever the roots (/dev/null ...). */
 extern const char *const pd_builtin_writable[];
 
+/* ---- allow_binaries presets (policy/presets.c) --------------------------- */
+
+/* The programs of a preset ("@python"), NULL-terminated; NULL if unknown. */
+const char *const *pd_preset_programs(const char *name);
+/* "@build, @coreutils, ..." into out. */
+void pd_preset_names(char *out, size_t len);
+/* Replace every "@name" entry of list by its programs, in place and order,
+ * dropping repeats. Returns 0, or -1 with msg ("unknown preset '@x' (known
+ * presets: ...)"); list is unchanged then. */
+int pd_presets_expand(struct pd_strv *list, char *msg, size_t msglen);
+
+/* ---- public certificates (policy/pem.c) ---------------------------------- */
+
+/* Is the built-in secret pattern `pattern` one a file's content can lift
+ * ("*.pem": a bundle of public certificates is no secret)? */
+bool pd_secret_by_content(const char *pattern);
+/* Does the regular file at abs hold certificates only: at least one
+ * "-----BEGIN CERTIFICATE-----" (or TRUSTED CERTIFICATE, X509 CRL) block,
+ * no other PEM block and no "PRIVATE KEY"? Reads the file (up to
+ * PD_PEM_MAX bytes; a larger, unreadable or special file is not). */
+#define PD_PEM_MAX (8u << 20)
+bool pd_pem_certificates_only(const char *abs);
+
 /* ---- paths ------------------------------------------------------------- */
 
 /* Normalise path into an absolute, physical path: "~" and "~/" expand to home,
@@ -88,6 +114,16 @@ extern const char *const pd_builtin_writable[];
  * empty path or a relative base). */
 int pd_path_normalize(const char *base, const char *home, const char *path, char *out,
                       size_t outlen);
+
+/* The same for a call that acts on the name itself, not on what a link
+ * there leads to (unlink, rename, mkdir, symlink's and link's new name,
+ * lchown, *at with AT_SYMLINK_NOFOLLOW): the directory part is normalised as
+ * above and the last component appended as written, so a link is judged as
+ * the link and a symlink loop there is no error. A last component "." or
+ * "..", or the path "/", is resolved as a whole; trailing slashes are
+ * dropped. Returns 0 or -1 with errno as pd_path_normalize. */
+int pd_path_normalize_name(const char *base, const char *home, const char *path, char *out,
+                           size_t outlen);
 
 /* Lexically clean an absolute or relative path (no file-system access). */
 void pd_path_clean(const char *path, char *out, size_t outlen);
@@ -131,6 +167,12 @@ enum pd_op {
 const char *pd_op_name(enum pd_op op);
 /* Parse "read", "write", "create", "delete", "exec", "name"; -1 if unknown. */
 int pd_op_parse(const char *s);
+
+/* (policy/pem.c) The built-in secret pattern that denies op on abs (rel: relative to the
+ * workspace or NULL), or NULL: "*.pem" does not deny a file of
+ * certificates only, nor the create of a name that does not exist. */
+const char *pd_match_builtin_secret(enum pd_op op, const char *rel, const char *abs,
+                                    const char *home);
 
 /* The evaluation context: policy + workspace + home + extra writable roots. */
 struct pd_ctx {
@@ -210,6 +252,11 @@ __attribute__((format(printf, 4, 5))) void pd_verdict_deny(struct pd_verdict *v,
 /* Judge one file-system operation on path (relative paths against base, an
  * absolute directory; NULL base = workspace). */
 void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
+                  struct pd_verdict *v);
+
+/* The same for an operation on the name itself (pd_path_normalize_name):
+ * a link in the last component is judged as the link, not its target. */
+void pd_gate_name(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
                   struct pd_verdict *v);
 
 /* Does arg look like a path? (flags, numbers, versions, URLs and prose are not.) */

@@ -157,7 +157,8 @@ static char *unescape(char *s, char *e)
 static bool known_kind(const char *k)
 {
     return strcmp(k, PD_REPORT_DENY) == 0 || strcmp(k, PD_REPORT_AUDIT) == 0 ||
-           strcmp(k, PD_REPORT_COVERAGE) == 0 || strcmp(k, PD_REPORT_ERROR) == 0;
+           strcmp(k, PD_REPORT_COVERAGE) == 0 || strcmp(k, PD_REPORT_ERROR) == 0 ||
+           strcmp(k, PD_REPORT_BLOCKED) == 0;
 }
 
 static bool parse_pid(const char *s, long *out)

@@ -27,6 +27,9 @@
 #define PD_REPORT_AUDIT    "audit"    /* PALDRON_AUDIT=1: would have been refused */
 #define PD_REPORT_COVERAGE "coverage" /* an exec target runs without the preload */
 #define PD_REPORT_ERROR    "error"    /* the preload could not load its policy */
+/* a write outside the writable roots that no rule names was refused: the
+ * verdict follows the command unless the policy says strict = true */
+#define PD_REPORT_BLOCKED "blocked"
 
 /* Reasons of coverage records. */
 #define PD_REPORT_STATIC  "static binary"

@@ -22,6 +22,7 @@
 #include "preload/channel.h"
 #include "preload/guard.h"
 #include "preload/judge.h"
+#include "preload/kernel_would_refuse.h"
 #include "preload/match.h"
 
 #define PD_REASON_NOT_LOADED "policy not loaded"
@@ -59,34 +60,88 @@ int pd_fail(struct pd_call *call, int err)
 }
 
 /* getcwd is a system call, as costly as the open it would serve: the
- * working directory is kept per thread and taken again when the process
- * generation moved (chdir, fchdir, chroot or a rename in any thread). A
- * rename by another process is not seen; it passes through this gate too,
- * so it cannot move the directory to or from a denied name. */
+ * working directory is kept and taken again when the generation moved
+ * (chdir, fchdir, chroot or a rename in any thread). A rename by another
+ * process is not seen; it passes through this gate too, so it cannot move
+ * the directory to or from a denied name.
+ *
+ * One copy per process (threads share the working directory), not one per
+ * thread: static TLS comes out of every thread's stack, and node's 32 KiB
+ * threads did not fit a 4 KiB copy. Wrappers take no lock they could wait
+ * on (they run in signal handlers and in fork children), so the copy is a
+ * sequence lock: cwd_seq is odd while one thread writes, a reader copies
+ * and keeps the copy only if cwd_seq did not move, and a thread that finds
+ * the copy stale or busy asks getcwd and publishes what it got unless
+ * another thread is publishing. The bytes are relaxed atomics, so a torn
+ * read is detected, never undefined. */
 static atomic_ulong cwd_generation = 1;
-static __thread unsigned long cwd_seen __attribute__((tls_model("initial-exec")));
-static __thread char cwd_cache[PD_PATH_MAX] __attribute__((tls_model("initial-exec")));
+static atomic_long cwd_writer; /* pid of the publishing thread's process, 0: none */
+static atomic_ulong cwd_seq;   /* odd: being written */
+static atomic_ulong cwd_gen;   /* generation the copy was taken in */
+static atomic_size_t cwd_len;  /* strlen of the copy */
+static _Atomic char cwd_path[PD_PATH_MAX];
 
 void pd_cwd_changed(void)
 {
     atomic_fetch_add(&cwd_generation, 1);
 }
 
+/* Copy the cached working directory of generation gen into out. */
+static bool cwd_read(unsigned long gen, char *out, size_t len)
+{
+    unsigned long s1 = atomic_load_explicit(&cwd_seq, memory_order_acquire);
+    if (s1 & 1 || atomic_load_explicit(&cwd_gen, memory_order_relaxed) != gen)
+        return false;
+    size_t n = atomic_load_explicit(&cwd_len, memory_order_relaxed);
+    if (n == 0 || n >= len || n >= PD_PATH_MAX)
+        return false;
+    for (size_t k = 0; k < n; k++)
+        out[k] = atomic_load_explicit(&cwd_path[k], memory_order_relaxed);
+    out[n] = '\0';
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&cwd_seq, memory_order_relaxed) == s1;
+}
+
+/* Publish path as the working directory of generation gen. The writer slot
+ * holds a pid: one of this process means a thread here is publishing (leave
+ * it to that one); another pid is a writer that fork interrupted, which
+ * will never finish in this process (take the slot over). */
+static void cwd_publish(unsigned long gen, const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= PD_PATH_MAX)
+        return;
+    long self = (long)getpid();
+    long owner = 0;
+    if (!atomic_compare_exchange_strong(&cwd_writer, &owner, self) &&
+        (owner == self || !atomic_compare_exchange_strong(&cwd_writer, &owner, self)))
+        return;
+    /* odd, and changed even if an interrupted writer left it odd */
+    unsigned long seq = (atomic_load_explicit(&cwd_seq, memory_order_relaxed) | 1) + 2;
+    atomic_store_explicit(&cwd_seq, seq, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    for (size_t k = 0; k < n; k++)
+        atomic_store_explicit(&cwd_path[k], path[k], memory_order_relaxed);
+    atomic_store_explicit(&cwd_len, n, memory_order_relaxed);
+    atomic_store_explicit(&cwd_gen, gen, memory_order_relaxed);
+    atomic_store_explicit(&cwd_seq, seq + 1, memory_order_release);
+    atomic_store_explicit(&cwd_writer, 0, memory_order_release);
+}
+
 int pd_base_dir(int dirfd, char *out, size_t len)
 {
     if (dirfd == AT_FDCWD) {
         unsigned long gen = atomic_load(&cwd_generation);
-        if (cwd_seen != gen) {
-            if (!getcwd(cwd_cache, sizeof cwd_cache) || cwd_cache[0] != '/')
-                return -1;
-            cwd_seen = gen;
-        }
-        size_t n = strlen(cwd_cache);
-        if (n + 1 > len) {
-            errno = ENAMETOOLONG;
+        if (cwd_read(gen, out, len))
+            return 0;
+        if (!getcwd(out, len)) {
+            if (errno == ERANGE)
+                errno = ENAMETOOLONG;
             return -1;
         }
-        memcpy(out, cwd_cache, n + 1);
+        if (out[0] != '/')
+            return -1;
+        cwd_publish(gen, out);
         return 0;
     }
     char link[64];
@@ -112,15 +167,16 @@ bool pd_verdict_ok(const struct pd_state *s, const char *op, const char *subject
         return true;
     }
     const char *pattern = v->pattern ? v->pattern : "";
+    const char *kind = pd_refusal_kind(v, e->audit); /* preload/kernel_would_refuse.h */
+    if (!kind) {
+        if (e->debug)
+            pd_trace(op, subject, "pass", "the kernel refuses it anyway", pattern);
+        return true;
+    }
     if (e->debug)
         pd_trace(op, subject, e->audit ? "audit" : "deny", v->reason, pattern);
-    struct pd_event ev = {e->audit ? PD_REPORT_AUDIT : PD_REPORT_DENY,
-                          op,
-                          subject,
-                          v->resolved,
-                          v->key ? v->key : "",
-                          pattern,
-                          v->reason ? v->reason : ""};
+    struct pd_event ev = {
+        kind, op, subject, v->resolved, v->key ? v->key : "", pattern, v->reason ? v->reason : ""};
     pd_emit(s, &ev, true);
     return e->audit;
 }
@@ -149,9 +205,13 @@ static bool abs_ok(const struct pd_state *s, enum pd_op op, const char *subject,
 
 /* 1: no symbolic link on the way (and *exists says whether the path is
  * there); 0: unknown, ask the full gate. */
-static int probe(int dirfd, const char *path, bool *exists)
+static int probe(int dirfd, const char *path, bool name, bool *exists)
 {
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .mode = 0, .resolve = RESOLVE_NO_SYMLINKS};
+    /* name: a link as the last component is opened as the link (O_NOFOLLOW
+     * with O_PATH), so that it counts as there and as no link crossed */
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC | (name ? O_NOFOLLOW : 0),
+                           .mode = 0,
+                           .resolve = RESOLVE_NO_SYMLINKS};
     long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
     if (fd >= 0) {
         close((int)fd);
@@ -198,11 +258,19 @@ bool pd_path_ok(const struct pd_state *s, enum pd_op op, int dirfd, const char *
         }
         basep = base;
     }
+    bool name = flags & PD_J_NAME;
     bool exists = false;
-    int exact = probe(dirfd, path, &exists);
+    int exact = probe(dirfd, path, name, &exists);
     if (!exact) {
         struct stat st;
-        exists = fstatat(dirfd, path, &st, 0) == 0;
+        exists = fstatat(dirfd, path, &st, name ? AT_SYMLINK_NOFOLLOW : 0) == 0;
+    }
+    if ((flags & PD_J_EXISTING_PASSES) && exists) {
+        /* the kernel refuses to create a name that exists (EEXIST) and
+         * creates nothing: let it say so, as it would without us */
+        if (pd_env()->debug)
+            pd_trace(pd_op_name(op), path, "allow", "exists", "");
+        return true;
     }
     if (op == PD_OP_WRITE && (flags & PD_J_CREATE_IF_MISSING) && !exists)
         op = PD_OP_CREATE;
@@ -216,7 +284,10 @@ bool pd_path_ok(const struct pd_state *s, enum pd_op op, int dirfd, const char *
         }
     }
     struct pd_verdict v;
-    pd_gate_path(&s->ctx, op, basep, path, &v);
+    if (name)
+        pd_gate_name(&s->ctx, op, basep, path, &v);
+    else
+        pd_gate_path(&s->ctx, op, basep, path, &v);
     return pd_verdict_ok(s, pd_op_name(op), path, &v);
 }
 

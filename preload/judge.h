@@ -41,6 +41,14 @@ int pd_fail(struct pd_call *call, int err);
 
 /* pd_path_ok flags. */
 #define PD_J_CREATE_IF_MISSING 1u /* PD_OP_WRITE on a missing file is PD_OP_CREATE */
+/* The call acts on the name, not on what a link there leads to (unlink,
+ * rename, mkdir, lchown...): judge the name (pd_gate_name), and ask whether
+ * it exists without following a link. */
+#define PD_J_NAME 2u
+/* A create that the kernel refuses with EEXIST when the name exists
+ * (mkdir, mknod, symlink, link's new name, O_CREAT|O_EXCL, bind): an
+ * existing name passes unjudged, the call fails as it would bare. */
+#define PD_J_EXISTING_PASSES 4u
 
 /* Judge op on (dirfd, path) before the call. Relative paths are resolved
  * against dirfd (AT_FDCWD: the working directory). Reports what it denies
@@ -62,7 +70,8 @@ bool pd_closed_ok(const struct pd_state *s, const char *op, const char *subject)
 
 /* The directory a relative path at dirfd is resolved against: the working
  * directory for AT_FDCWD, else the directory dirfd refers to. 0 or -1.
- * The working directory is cached per thread until pd_cwd_changed. */
+ * The working directory is cached (one copy per process) until
+ * pd_cwd_changed. */
 int pd_base_dir(int dirfd, char *out, size_t len);
 
 /* The working directory may have changed (chdir, fchdir, chroot, and any

@@ -138,7 +138,8 @@ int pdw_bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
         memcpy(path, un->sun_path, n);
         path[n] = '\0';
         const struct pd_state *s = path[0] ? pd_enter(&call) : NULL;
-        ok = !s || pd_path_ok(s, PD_OP_CREATE, AT_FDCWD, path, 0);
+        /* an existing name: the kernel says EADDRINUSE and creates nothing */
+        ok = !s || pd_path_ok(s, PD_OP_CREATE, AT_FDCWD, path, PD_J_NAME | PD_J_EXISTING_PASSES);
     } else {
         ok = sockaddr_ok(&call, "bind", sa, len);
     }

@@ -140,6 +140,16 @@ static bool writes(int flags)
            is_tmpfile(flags);
 }
 
+/* O_CREAT|O_EXCL creates the name itself (a link there is not followed)
+ * and fails with EEXIST when it exists: PD_J_NAME|PD_J_EXISTING_PASSES.
+ * O_EXCL with O_TMPFILE means "never to be linked" instead. */
+static unsigned excl(int flags)
+{
+    if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) && !is_tmpfile(flags))
+        return PD_J_NAME | PD_J_EXISTING_PASSES;
+    return 0;
+}
+
 /* errno values after which openat2 says nothing about the real open. */
 static bool retry_plain(int err)
 {
@@ -215,7 +225,7 @@ static int open_gated(enum open_fn fn, int dirfd, const char *path, int flags, m
     if (!writes(flags) && path[0])
         return open_read(s, &call, fn, dirfd, path, flags, mode);
     enum pd_op op = is_tmpfile(flags) ? PD_OP_CREATE : PD_OP_WRITE;
-    if (!pd_path_ok(s, op, dirfd, path, PD_J_CREATE_IF_MISSING))
+    if (!pd_path_ok(s, op, dirfd, path, PD_J_CREATE_IF_MISSING | excl(flags)))
         return pd_fail(&call, EACCES);
     pd_leave(&call);
     return call_real(fn, dirfd, path, flags, mode);
@@ -344,8 +354,10 @@ static bool stdio_ok(struct pd_call *call, const char *path, const char *mode)
         return true;
     if (s->mode == PD_MODE_CLOSED)
         return pd_closed_ok(s, mode_writes(mode) ? "write" : "read", path);
+    /* "x" (C11 "wx"): O_CREAT|O_EXCL */
+    unsigned x = mode && mode[0] == 'w' && strchr(mode, 'x') ? excl(O_CREAT | O_EXCL) : 0;
     if (mode_writes(mode))
-        return pd_path_ok(s, PD_OP_WRITE, AT_FDCWD, path, PD_J_CREATE_IF_MISSING);
+        return pd_path_ok(s, PD_OP_WRITE, AT_FDCWD, path, PD_J_CREATE_IF_MISSING | x);
     return pd_path_ok(s, PD_OP_READ, AT_FDCWD, path, 0);
 }
 
@@ -461,7 +473,7 @@ int pdw_posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
         if (s->mode == PD_MODE_CLOSED)
             ok = pd_closed_ok(s, writes(flags) ? "write" : "read", path);
         else if (writes(flags))
-            ok = pd_path_ok(s, PD_OP_WRITE, AT_FDCWD, path, PD_J_CREATE_IF_MISSING);
+            ok = pd_path_ok(s, PD_OP_WRITE, AT_FDCWD, path, PD_J_CREATE_IF_MISSING | excl(flags));
         else
             ok = pd_path_ok(s, PD_OP_READ, AT_FDCWD, path, 0);
         if (!ok) {

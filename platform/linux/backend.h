@@ -23,12 +23,12 @@ void pd_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((form
 /* rlimits.c: lower cpu, as, nproc, fsize, nofile to min(requested, inherited
  * hard), soft = hard; 0 leaves a limit alone. RLIMIT_CORE always 0. */
 int pd_rlimits_apply(const struct pd_limits *lim, char *err, size_t errlen);
-/* The same in two steps: every limit but RLIMIT_AS (and core 0) ... */
+/* The same in two steps: every limit but RLIMIT_DATA (and core 0) ... */
 int pd_rlimits_apply_early(const struct pd_limits *lim, char *err, size_t errlen);
-/* ... and RLIMIT_AS alone, applied last (after the seccomp filter is built): until
- * execve the address space is the launcher's, which under a sanitizer is
- * terabytes of reservations, and building the filter allocates. */
-int pd_rlimits_apply_as(const struct pd_limits *lim, char *err, size_t errlen);
+/* ... and RLIMIT_DATA alone, applied last (after the seccomp filter is built): until
+ * execve the memory is the launcher's, which under a sanitizer holds
+ * terabytes of writable shadow, and building the filter allocates. */
+int pd_rlimits_apply_mem(const struct pd_limits *lim, char *err, size_t errlen);
 
 /* landlock.c: the kernel's ABI (> 0), or 0 with reason filled. */
 int pd_landlock_abi(char *reason, size_t reasonlen);

@@ -111,7 +111,7 @@ int pd_platform_apply(const struct pd_sandbox_spec *spec, const struct pd_platfo
     const bool net_ns = ns->state == PD_NS_ACTIVE && ns->net_ns;
     if (pd_seccomp_apply(spec->allow_network || net_ns, err, errlen) < 0)
         return -1;
-    if (pd_rlimits_apply_as(&spec->limits, err, errlen) < 0)
+    if (pd_rlimits_apply_mem(&spec->limits, err, errlen) < 0)
         return -1;
     return 0;
 }

@@ -36,11 +36,15 @@ static int lower_limit(resource_t resource, unsigned long long want, const char 
     return 0;
 }
 
-int pd_rlimits_apply_as(const struct pd_limits *lim, char *err, size_t errlen)
+/* Memory is limited as data (private writable mappings and the heap), not
+ * as address space: a PROT_NONE reservation costs nothing, and runtimes
+ * reserve far more than they use (V8 about 10 GiB per wasm memory), so an
+ * address-space limit breaks them while limiting nothing real. */
+int pd_rlimits_apply_mem(const struct pd_limits *lim, char *err, size_t errlen)
 {
     if (lim->mem_bytes == 0)
         return 0;
-    return lower_limit(RLIMIT_AS, lim->mem_bytes, "address space limit", err, errlen);
+    return lower_limit(RLIMIT_DATA, lim->mem_bytes, "data size limit", err, errlen);
 }
 
 int pd_rlimits_apply_early(const struct pd_limits *lim, char *err, size_t errlen)
@@ -73,5 +77,5 @@ int pd_rlimits_apply(const struct pd_limits *lim, char *err, size_t errlen)
 {
     if (pd_rlimits_apply_early(lim, err, errlen) < 0)
         return -1;
-    return pd_rlimits_apply_as(lim, err, errlen);
+    return pd_rlimits_apply_mem(lim, err, errlen);
 }

@@ -138,6 +138,8 @@ class Workspace:
         else:
             env["USER"] = "root"
         env.update((k, v) for k, v in os.environ.items() if k.endswith("SAN_OPTIONS"))
+        # exec's persistent cache folders go with the workspace, not into the user's home
+        env["XDG_CACHE_HOME"] = os.path.join(self.base, "cache")
         if extra:
             env.update(extra)
         return env

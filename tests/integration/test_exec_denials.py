@@ -64,6 +64,17 @@ class DenialTest(ExecBase):
         self.assertRun(r, 2, "[EXIT CODE] 0 (success)", "paldron: deny: " + line + " [live]")
         return r
 
+    def live_blocks(self, line, *args, policy=None):
+        """A write outside the writable roots that no rule names: refused
+        with EACCES and reported as blocked; the command decides the verdict
+        (issue 11, item 5)."""
+        r, res = self.probe(self.probes[0], *args, policy=policy)
+        self.assertEqual(res, (-1, errno.EACCES), repr(r))
+        self.assertRun(r, 0, "[EXIT CODE] 0 (success)",
+                       "paldron: blocked: " + line + " (outside the writable roots) [live]",
+                       absent=["paldron: deny:"])
+        return r
+
     # --- files ------------------------------------------------------------
     def test_write_env_outside_the_writable_roots(self):
         r_static, r_audit = self.kernel_refuses("open-write", ".env")
@@ -137,21 +148,26 @@ class DenialTest(ExecBase):
         target = os.path.join(self.ws.outside, "pwned")
         self.kernel_refuses("open-write", target)
         self.assertFalse(os.path.lexists(target))
-        self.live_refuses("probe create %s (outside workspace)" % target, "open-write", target)
+        self.live_blocks("probe create %s" % target, "open-write", target)
         self.assertFalse(os.path.lexists(target))
 
     def test_write_in_the_real_home(self):
         target = os.path.join(self.ws.user.pw_dir, "paldron-pwned")
         self.kernel_refuses("open-write", target)
         self.assertFalse(os.path.lexists(target))
-        self.live_refuses("probe create %s (outside workspace)" % target, "open-write", target)
+        self.live_blocks("probe create %s" % target, "open-write", target)
         self.assertFalse(os.path.lexists(target))
 
     def test_overwrite_outside_src_leaves_the_file_unchanged(self):
         self.ws.write("README.md", "original")
         self.kernel_refuses("truncate", "README.md", "0")
         self.assertEqual(self.ws.read("README.md"), "original")
-        self.live_refuses("probe write README.md (outside allow_paths)", "truncate", "README.md", "0")
+        self.live_blocks("probe write README.md", "truncate", "README.md", "0")
+        self.assertEqual(self.ws.read("README.md"), "original")
+        # strict = true: the same refusal denies the run
+        strict = example_policy(binaries=self.binaries, strict=True)
+        self.live_refuses("probe write README.md (outside the writable roots)", "truncate",
+                          "README.md", "0", policy=strict)
         self.assertEqual(self.ws.read("README.md"), "original")
 
     def test_program_outside_the_exec_paths_cannot_run(self):

@@ -36,11 +36,11 @@ class FileGate(pf.PreloadTest):
         sb.write("README", "readme\n")
         os.makedirs(sb.path("src/sub"))
 
-    def deny(self, *call, op=None, path=None, reason=None, errno_=pf.EACCES):
+    def deny(self, *call, op=None, path=None, reason=None, errno_=pf.EACCES, kind="deny"):
         r = self.sb.probe(*call)
         self.assertDenied(r, errno_)
         recs = self.sb.records()
-        want = {"kind": "deny", "program": "python3"}
+        want = {"kind": kind, "program": "python3"}
         if op:
             want["op"] = op
         if path:
@@ -147,17 +147,18 @@ class FileGate(pf.PreloadTest):
             with self.subTest(fn=fn):
                 self.deny(fn, "src/.env", "O_WRONLY|O_TRUNC", op="write", reason="secret")
                 self.unchanged()
-                self.deny(fn, "src/new.pem", "O_WRONLY|O_CREAT", op="create", reason="secret")
-                self.assertFalse(self.sb.exists("src/new.pem"))
-                self.deny(fn, "README", "O_RDWR", op="write", reason="outside allow_paths")
+                self.deny(fn, "src/new.key", "O_WRONLY|O_CREAT", op="create", reason="secret")
+                self.assertFalse(self.sb.exists("src/new.key"))
+                self.deny(fn, "README", "O_RDWR", op="write", reason="outside allow_paths",
+                          kind="blocked")
                 self.deny(fn, "src/.env", "O_RDONLY|O_APPEND", op="write")
                 self.unchanged()
                 self.allow(fn, "src/" + fn + ".txt", "O_WRONLY|O_CREAT")
                 self.assertTrue(self.sb.exists("src/" + fn + ".txt"))
         for fn in ("openat", "openat64"):
             with self.subTest(fn=fn):
-                self.deny(fn, self.sb.path("src"), "x.pem", "O_WRONLY|O_CREAT", op="create")
-                self.assertFalse(self.sb.exists("src/x.pem"))
+                self.deny(fn, self.sb.path("src"), "x.key", "O_WRONLY|O_CREAT", op="create")
+                self.assertFalse(self.sb.exists("src/x.key"))
                 self.allow(fn, self.sb.path("src"), fn + ".txt", "O_WRONLY|O_CREAT")
         for fn in ("creat", "creat64"):
             with self.subTest(fn=fn):
@@ -180,10 +181,12 @@ class FileGate(pf.PreloadTest):
 
     def test_write_outside_the_writable_roots(self):
         out = os.path.join(self.sb.outside, "f")
-        rec = self.deny("open", out, "O_WRONLY|O_CREAT", op="create", reason="outside workspace")
+        rec = self.deny("open", out, "O_WRONLY|O_CREAT", op="create", reason="outside workspace",
+                        kind="blocked")
         self.assertEqual(rec["key"], "workspace")
         self.assertFalse(os.path.exists(out))
-        self.deny("open", "newfile", "O_WRONLY|O_CREAT", reason="outside allow_paths")
+        self.deny("open", "newfile", "O_WRONLY|O_CREAT", reason="outside allow_paths",
+                  kind="blocked")
         self.assertFalse(self.sb.exists("newfile"))
 
     def test_protected_paths_and_the_policy_file(self):
@@ -205,30 +208,30 @@ class FileGate(pf.PreloadTest):
     # ---- other path operations ----------------------------------------------
     def test_rename_family(self):
         sb = self.sb
-        self.deny("rename", "src/a.txt", "src/stolen.pem", op="create", reason="secret")
+        self.deny("rename", "src/a.txt", "src/stolen.key", op="create", reason="secret")
         self.assertTrue(sb.exists("src/a.txt"))
-        self.assertFalse(sb.exists("src/stolen.pem"))
+        self.assertFalse(sb.exists("src/stolen.key"))
         self.deny("rename", "src/.env", "src/env.txt", op="delete", reason="secret")
         self.unchanged()
         self.allow("rename", "src/old.txt", "src/new.txt")
         self.assertTrue(sb.exists("src/new.txt"))
-        self.deny("renameat", sb.path("src"), "a.txt", sb.path("src"), "x.pem", op="create")
+        self.deny("renameat", sb.path("src"), "a.txt", sb.path("src"), "x.key", op="create")
         self.allow("renameat", sb.path("src"), "new.txt", sb.path("src"), "new2.txt")
         self.deny("renameat2", ".", "src/a.txt", ".", "src/.env.local", "0", op="create")
         self.assertFalse(sb.exists("src/.env.local"))
         self.allow("renameat2", ".", "src/new2.txt", ".", "src/new3.txt", "0")
-        self.deny("rename", "src/a.txt", "README2", reason="outside allow_paths")
+        self.deny("rename", "src/a.txt", "README2", reason="outside allow_paths", kind="blocked")
 
     def test_link_family(self):
         sb = self.sb
         self.deny("link", "src/.env", "src/copy", op="write", reason="secret")
         self.assertFalse(sb.exists("src/copy"))
-        self.deny("link", "src/a.txt", "src/a.pem", op="create", reason="secret")
+        self.deny("link", "src/a.txt", "src/a.key", op="create", reason="secret")
         self.allow("link", "src/a.txt", "src/a2.txt")
         self.deny("linkat", ".", "src/a.txt", ".", "src/b.key", "0", op="create")
         self.allow("linkat", ".", "src/a.txt", ".", "src/a3.txt", "0")
-        self.deny("symlink", "a.txt", "src/link.pem", op="create", reason="secret")
-        self.assertFalse(sb.exists("src/link.pem"))
+        self.deny("symlink", "a.txt", "src/link.key", op="create", reason="secret")
+        self.assertFalse(sb.exists("src/link.key"))
         self.allow("symlink", "a.txt", "src/link.txt")
         self.deny("symlinkat", "a.txt", sb.path("src"), ".env.2", op="create")
         self.allow("symlinkat", "a.txt", sb.path("src"), "link2.txt")
@@ -251,7 +254,7 @@ class FileGate(pf.PreloadTest):
         self.unchanged()
         sb.write("src/y.txt", "y")
         self.allow("remove", "src/y.txt")
-        self.deny("unlink", "README", reason="outside allow_paths")
+        self.deny("unlink", "README", reason="outside allow_paths", kind="blocked")
         self.assertTrue(sb.exists("README"))
 
     def test_creation_family(self):
@@ -261,8 +264,8 @@ class FileGate(pf.PreloadTest):
         self.allow("mkdir", "src/d1", "755")
         self.deny("mkdirat", ".", "private/sub", "755", op="create", reason="policy deny_glob")
         self.allow("mkdirat", sb.path("src"), "d2", "755")
-        self.deny("mknod", "src/fifo.pem", "10644", op="create")
-        self.assertFalse(sb.exists("src/fifo.pem"))
+        self.deny("mknod", "src/fifo.key", "10644", op="create")
+        self.assertFalse(sb.exists("src/fifo.key"))
         self.allow("mknod", "src/fifo1", "10644")
         self.deny("mknodat", ".", "src/f.key", "10644", op="create")
         self.allow("mknodat", ".", "src/fifo2", "10644")
@@ -312,11 +315,11 @@ class FileGate(pf.PreloadTest):
                 self.allow(fn, "src/tmpXXXXXX")
         for fn in ("mkstemps", "mkstemps64", "mkostemps", "mkostemps64"):
             with self.subTest(fn=fn):
-                self.deny(fn, "src/tXXXXXX.pem", "4", op="create", reason="secret")
+                self.deny(fn, "src/tXXXXXX.key", "4", op="create", reason="secret")
                 self.allow(fn, "src/tXXXXXX.txt", "4")
         self.deny("mkdtemp", "src/id_rsaXXXXXX", op="create", reason="secret")
         self.allow("mkdtemp", "src/dirXXXXXX")
-        leftovers = [n for n in os.listdir(self.sb.path("src")) if n.endswith(".pem") or "id_rsa" in n]
+        leftovers = [n for n in os.listdir(self.sb.path("src")) if n.endswith(".key") or "id_rsa" in n]
         self.assertEqual(leftovers, [])
 
 
@@ -357,11 +360,11 @@ class RealPrograms(pf.PreloadTest):
             (["cat", "src/.env"], "read"),
             (["cp", "src/a.txt", "src/.env"], "write"),
             (["cp", "src/.env", "src/copy.txt"], "read"),
-            (["mv", "src/a.txt", "src/x.pem"], "create"),
-            (["ln", "-s", "a.txt", "src/l.pem"], "create"),
+            (["mv", "src/a.txt", "src/x.key"], "create"),
+            (["ln", "-s", "a.txt", "src/l.key"], "create"),
             (["ln", "src/a.txt", "src/h.key"], "create"),
             (["touch", "src/.env"], "write"),
-            (["touch", "src/new.pem"], "create"),
+            (["touch", "src/new.key"], "create"),
             (["sh", "-c", "echo x | tee src/.env"], "write"),
             (["dd", "if=src/a.txt", "of=src/.env"], "write"),
             (["dd", "if=src/.env", "of=src/d.txt"], "read"),
@@ -376,7 +379,7 @@ class RealPrograms(pf.PreloadTest):
                 self.assertRecord(sb.records(), kind="deny", op=op)
                 self.unchanged()
         self.assertEqual(os.stat(sb.path("src/.env")).st_mtime, 1000000)
-        for name in ("x.pem", "l.pem", "h.key", "new.pem"):
+        for name in ("x.key", "l.key", "h.key", "new.key"):
             self.assertFalse(sb.exists("src/" + name), name)
         self.assertFalse(sb.exists("src/copy.txt") and sb.read("src/copy.txt"))
         self.assertEqual(sb.read("src/a.txt"), "hello\n")

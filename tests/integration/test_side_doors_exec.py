@@ -62,7 +62,10 @@ class SideDoorsExecTest(ExecBase):
                       "os.symlink('%s', 'src/python3')\n"
                       "os.execv('src/python3', ['python3'])\n" % ID)
         r = self.exec(["python3", "src/alias.py"], policy=example_policy(binaries=["python3"]))
-        self.assertRun(r, 2, "paldron: deny: python3 exec src/python3", "[live]")
+        # the line shows the file judged, the name written, and what to add
+        self.assertRun(r, 2, "paldron: deny: python3 exec %s (written src/python3) "
+                       "(not in allow_binaries) [live] (add \"id\" to allow_binaries)"
+                       % os.path.realpath(ID))
         self.assertNoId(r)
 
     def test_link_named_like_an_allowed_program_started_by_a_static_binary(self):
@@ -79,8 +82,10 @@ class SideDoorsExecTest(ExecBase):
             skip(self, "no %s here" % LOADER)
         self.ws.write("src/ld.py", "import os\nos.execv('%s', ['ld', '%s'])\n" % (LOADER, ID))
         r = self.exec(["python3", "src/ld.py"], policy=example_policy(binaries=["python3"]))
+        real = os.path.realpath(LOADER)
+        shown = real if real == LOADER else "%s (written %s)" % (real, LOADER)
         self.assertRun(r, 2, "paldron: deny: python3 exec %s (not in allow_binaries) [live]"
-                       % LOADER)
+                       % shown)
         self.assertNoId(r)
         # the loader starting an allowed program is that program
         self.ws.write("src/ld2.py", "import os\n"

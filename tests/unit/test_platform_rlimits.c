@@ -56,7 +56,7 @@ Test(rlimits, requested_limits_become_soft_and_hard)
         int resource;
         unsigned long long want;
     } cases[] = {
-        {RLIMIT_CPU, 100},       {RLIMIT_AS, 1ULL << 34}, {RLIMIT_NPROC, 500},
+        {RLIMIT_CPU, 100},       {RLIMIT_DATA, 1ULL << 34}, {RLIMIT_NPROC, 500},
         {RLIMIT_FSIZE, 1 << 20}, {RLIMIT_NOFILE, 64},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -126,21 +126,26 @@ Test(rlimits, open_file_limit_stops_opens)
     cr_assert(lt(int, n, 16));
 }
 
-Test(rlimits, address_space_limit_stops_mappings)
+/* max_memory_mb is a data limit: a writable private mapping beyond it
+ * fails, a PROT_NONE reservation of any size does not count (V8's wasm
+ * memories, ASan-style reservations), and the address space is left alone. */
+Test(rlimits, data_limit_stops_writable_mappings_not_reservations)
 {
-    void *p = mmap(NULL, 1ULL << 30, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert(ne(ptr, p, MAP_FAILED));
-    munmap(p, 1ULL << 30);
-    struct rlimit as = get(RLIMIT_AS);
-    if (as.rlim_max != RLIM_INFINITY && as.rlim_max < (1ULL << 33))
-        cr_skip_test("inherited address space limit %llu is already small",
-                     (unsigned long long)as.rlim_max);
-    /* Well above what this process maps, well below 1 GiB more. */
+    struct rlimit data = get(RLIMIT_DATA);
+    if (data.rlim_max != RLIM_INFINITY && data.rlim_max < (1ULL << 33))
+        cr_skip_test("inherited data limit %llu is already small",
+                     (unsigned long long)data.rlim_max);
+    struct rlimit as_before = get(RLIMIT_AS);
     const struct pd_limits lim = {.mem_bytes = 1ULL << 33};
     lower(&lim);
-    p = mmap(NULL, 1ULL << 33, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(eq(u64, get(RLIMIT_DATA).rlim_max, 1ULL << 33));
+    cr_assert(eq(u64, get(RLIMIT_AS).rlim_max, as_before.rlim_max), "RLIMIT_AS untouched");
+    void *p = mmap(NULL, 1ULL << 34, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     cr_assert(eq(ptr, p, MAP_FAILED));
     cr_assert(eq(int, errno, ENOMEM));
+    p = mmap(NULL, 1ULL << 34, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    cr_assert(ne(ptr, p, MAP_FAILED), "a 16 GiB PROT_NONE reservation: %s", strerror(errno));
+    munmap(p, 1ULL << 34);
 }
 
 /* At soft == hard the kernel's hard-limit rule wins: SIGKILL, not SIGXCPU. */

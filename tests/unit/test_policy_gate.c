@@ -623,6 +623,56 @@ Test(gate_path, link_after_missing_component_is_followed)
     run_cases("missing/..", cases, sizeof cases / sizeof cases[0]);
 }
 
+/* pd_gate_name: the link itself is judged, not where it leads; what the
+ * name itself matches still decides; a link in the directory part is
+ * followed. */
+Test(gate_path, name_is_judged_not_the_target)
+{
+    setup("deny_globs = [\"*.log\"]");
+    static const struct gate_case cases[] = {
+        {D, NULL, "src/link", ALLOW, "@/src/link"},
+        {W, NULL, "src/link", ALLOW, "@/src/link"},
+        {D, NULL, "out", ALLOW, "@/out"},
+        {C, NULL, "out", ALLOW, "@/out"},
+        {D, NULL, "loop", ALLOW, "@/loop"},
+        {D, NULL, "cfg", ALLOW, "@/cfg"},
+        {D, NULL, ".env", SECRET(".env"), "@/.env"},
+        {C, NULL, "x.log", DENYGLOB("*.log"), "@/x.log"},
+        {C, NULL, ".git/hooks/x", PROTECTED(".git/hooks/**"), "@/.git/hooks/x"},
+        {D, NULL, ".git/config", PROTECTED(".git/config"), "@/.git/config"},
+        {C, NULL, "out/new", OUTSIDE_WS, "%/new"},
+        {D, NULL, "lsrc/link", ALLOW, "@/src/link"},
+        {C, NULL, "/tmp", OUTSIDE_WS, "/tmp"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const struct gate_case *c = &cases[k];
+        char path[PD_PATH_MAX], resolved[PD_PATH_MAX];
+        struct pd_verdict v;
+        expand(c->path, path, sizeof path);
+        pd_gate_name(&ctx, c->op, NULL, path, &v);
+        const char *what = pd_op_name(c->op);
+        if (!c->reason)
+            cr_expect_not(v.deny, "name %s %s: expected allow, got %s", what, path, v.message);
+        else
+            cr_expect(v.deny && tp_streq(v.reason, c->reason),
+                      "name %s %s: expected deny (%s), got %s", what, path, c->reason,
+                      v.deny ? v.message : "allow");
+        if (c->pattern)
+            cr_expect(tp_streq(v.pattern, c->pattern), "name %s %s: pattern %s", what, path,
+                      TP_S(v.pattern));
+        expand(c->resolved, resolved, sizeof resolved);
+        cr_expect_str_eq(v.resolved, resolved, "name %s %s: resolved", what, path);
+        cr_expect_str_eq(v.subject, path);
+        cr_expect_eq(v.op, c->op);
+    }
+    /* the same paths through pd_gate_path still judge the target */
+    struct pd_verdict v;
+    pd_gate_path(&ctx, PD_OP_DELETE, NULL, "src/link", &v);
+    cr_expect(v.deny && tp_streq(v.reason, PD_REASON_SECRET), "delete src/link: %s", v.message);
+    pd_gate_path(&ctx, PD_OP_DELETE, NULL, "loop", &v);
+    cr_expect(v.deny && tp_streq(v.reason, PD_REASON_UNRESOLVABLE), "delete loop: %s", v.message);
+}
+
 Test(gate_path, unresolvable_path_is_denied)
 {
     setup("");
@@ -1138,6 +1188,14 @@ Test(gate_argv, default_policy)
         {{"python3", "3.11", "v2.0.1"}, NULL, NULL, NULL},
         {{"cat", "/abs with space/x"}, PD_REASON_OUTSIDE_WS, NULL, NULL},
         {{"cat", "out/x.txt"}, PD_REASON_OUTSIDE_WS, "out/x.txt", "%/x.txt"},
+        /* a named link that only leads out of scope (or loops): the command
+         * may act on the link itself (rm, mv, ln -sf); what the target
+         * matches still denies (src/link is .env, cfg is .git/config) */
+        {{"mv", "out", "out2"}, NULL, NULL, NULL},
+        {{"rm", "loop"}, NULL, NULL, NULL},
+        {{"rm", "loop/x"}, PD_REASON_UNRESOLVABLE, "loop/x", NULL},
+        {{"rm", "src/link"}, PD_REASON_SECRET, "src/link", "@/.env"},
+        {{"ln", "-sf", "%/x.txt", "newlink"}, PD_REASON_OUTSIDE_WS, NULL, NULL},
         {{"cat", "%/key.pem"}, PD_REASON_SECRET, NULL, NULL},
         {{"vim", ".git/config"}, NULL, NULL, NULL},
     };

@@ -396,3 +396,37 @@ Test(builtins, secrets_match_typical_paths)
                      "built-in secrets vs rel=%s abs=%s: expected %s", TP_S(cases[k].rel),
                      cases[k].abs, cases[k].want ? "secret" : "not secret");
 }
+
+/* The path is walked in place (no per-thread component array): a pattern
+ * matches the path or any ancestor, "**" backtracks over one component at a
+ * time, and "." and empty components of the path are skipped. */
+Test(glob_match, ancestors_and_backtracking_in_place)
+{
+    static const struct {
+        const char *pat, *rel;
+        bool want;
+    } cases[] = {
+        {"a/**/b/**/c", "a/x/b/y/b/z/c", true},
+        {"a/**/b/**/c", "a/x/b/y/b/z/c/d/e", true}, /* an ancestor matches */
+        {"a/**/b/**/c", "a/x/b/y/b/z/d", false},
+        {"a/**/b", "a/b/b/b", true},
+        {"a/**/b/c", "a/b/x/b/c", true},
+        {"a/**/b/c", "a/b/x/b/d", false},
+        {"**/x/*.log", "p/q/x/r.log/s", true},
+        {"**/x/*.log", "p/q/x/r.txt", false},
+        {"src/*.go", "./src//a.go", true},
+        {"src/*.go", "src/./a.go/b", true},
+        {"src/*.go", "lib/src/a.go", false},
+        {"keys/", "a/keys/x", true}, /* a trailing '/' does not anchor */
+        {"keys/", "keys/x", true},
+        {"x", "", false},
+        {"**", "", true},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char abs[PD_PATH_MAX];
+        snprintf(abs, sizeof abs, "/w/%s", cases[k].rel);
+        bool got = pd_glob_match(cases[k].pat, cases[k].rel, abs, "", false);
+        cr_expect_eq(got, cases[k].want, "pd_glob_match(\"%s\", \"%s\"): expected %d", cases[k].pat,
+                     cases[k].rel, cases[k].want);
+    }
+}

@@ -260,9 +260,10 @@ struct int_key {
 #n, offsetof(struct pd_policy, n), d, l, h                                                 \
     }
 static const struct int_key int_keys[] = {
-    IK(timeout_sec, 30, 1, 604800),       IK(max_processes, 4096, 1, 4194304),
-    IK(max_memory_mb, 8192, 1, 16777216), IK(max_open_files, 1024, 1, 1048576),
-    IK(cpu_time_sec, 60, 1, 604800),      IK(max_file_size_mb, 1024, 1, 16777216),
+    IK(timeout_sec, 30, 1, 604800),          IK(max_processes, 4096, 1, 4194304),
+    IK(max_open_files, 1024, 1, 1048576),    IK(cpu_time_sec, 60, 1, 604800),
+    IK(max_file_size_mb, 1024, 1, 16777216),
+    /* max_memory_mb: its own test below (it also takes "unlimited") */
 };
 
 static long long int_at(const struct pd_policy *p, size_t off)
@@ -318,6 +319,80 @@ Test(load_values, integer_keys_bounds)
             cr_expect_eq(err.line, 1);
         }
     }
+}
+
+/* max_memory_mb: an integer as the others, or "unlimited" / -1 for no
+ * limit; every other value an error naming the file and line. */
+Test(load_values, max_memory_mb_takes_unlimited)
+{
+    static const struct {
+        const char *v;
+        long long want;
+    } good[] = {{"0", 8192},         {"1", 1},  {"16777216", 16777216}, {"\"unlimited\"", -1},
+                {"'unlimited'", -1}, {"-1", -1}};
+    for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+        char text[128];
+        struct pd_policy p;
+        struct pd_error err;
+        snprintf(text, sizeof text, "max_memory_mb = %s\n", good[k].v);
+        int rc = load(&p, text, &err);
+        cr_expect_eq(rc, 0, "'%s': %s", text, err.msg);
+        if (rc == 0) {
+            cr_expect_eq(p.max_memory_mb, good[k].want, "'%s': got %lld", text, p.max_memory_mb);
+            pd_policy_free(&p);
+        }
+    }
+    static const struct {
+        const char *v, *msg;
+    } bad[] = {
+        {"-2", "policy max_memory_mb must be between 1 and 16777216, or \"unlimited\" (or -1) "
+               "for no limit (0 means the default, 8192)"},
+        {"16777217", "policy max_memory_mb must be between 1 and 16777216, or \"unlimited\" (or "
+                     "-1) for no limit (0 means the default, 8192)"},
+        {"\"Unlimited\"", "policy malformed: max_memory_mb must be an integer or \"unlimited\", "
+                          "found \"Unlimited\""},
+        {"\"8192\"",
+         "policy malformed: max_memory_mb must be an integer or \"unlimited\", found \"8192\""},
+        {"1.5",
+         "policy malformed: max_memory_mb must be an integer or \"unlimited\", found a float"},
+        {"true",
+         "policy malformed: max_memory_mb must be an integer or \"unlimited\", found a boolean"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char text[128];
+        struct pd_policy p;
+        struct pd_error err;
+        snprintf(text, sizeof text, "# x\nmax_memory_mb = %s\n", bad[k].v);
+        cr_expect_eq(load(&p, text, &err), -1, "'%s' loaded", text);
+        cr_expect_str_eq(err.msg, bad[k].msg, "%s", bad[k].v);
+        cr_expect_eq(err.line, 2);
+        cr_expect_str_eq(err.file, "t.toml");
+    }
+}
+
+/* env_pass, env_drop: names or NAME* prefixes; anything else is an error. */
+Test(load_values, env_pass_and_env_drop_entries)
+{
+    struct pd_policy p;
+    struct pd_error err;
+    cr_assert_eq(load(&p, "env_pass = [\"GITHUB_TOKEN\", \"AWS_*\"]\nenv_drop = [\"CI\"]\n", &err),
+                 0, "%s", err.msg);
+    cr_expect_eq(p.env_pass.n, 2);
+    cr_expect_str_eq(p.env_pass.v[1], "AWS_*");
+    cr_expect_str_eq(p.env_drop.v[0], "CI");
+    pd_policy_free(&p);
+    static const char *const bad[] = {"\"A B\"", "\"*\"", "\"A*B\"", "\"1X\"",
+                                      "\"A=b\"", "\"\"",  NULL};
+    for (size_t k = 0; bad[k]; k++) {
+        char text[128];
+        snprintf(text, sizeof text, "\nenv_drop = [%s]\n", bad[k]);
+        cr_expect_eq(load(&p, text, &err), -1, "'%s' loaded", text);
+        cr_expect_eq(err.line, 2, "%s", text);
+        cr_expect(strstr(err.msg, "env_drop"), "%s", err.msg);
+    }
+    cr_expect_eq(load(&p, "env_pass = \"X\"\n", &err), -1);
+    cr_expect_str_eq(err.msg,
+                     "policy malformed: env_pass must be an array of strings, found a string");
 }
 
 Test(load_values, floats)
@@ -582,8 +657,7 @@ static const struct err_case err_cases[] = {
     {"allow_binaries = [\"../bin/python3\"]", NULL, MAL, "allow_binaries", 1},
     {"allow_unix_sockets = [\"run/bus\"]", NULL, MAL, "allow_unix_sockets", 1},
     {"allow_unix_sockets = [\"/run/user/*/bus\"]", NULL, MAL, "allow_unix_sockets", 1},
-    {"allow_unix_sockets = [\"/run/../var/run/docker.sock\"]", NULL, MAL, "allow_unix_sockets",
-     1},
+    {"allow_unix_sockets = [\"/run/../var/run/docker.sock\"]", NULL, MAL, "allow_unix_sockets", 1},
     {"namespaces = \"yes\"", NULL, NULL, "namespaces", 1},
     {"deny_globs = [\"[a\"]", NULL, MAL, "deny_globs", 1},
     {"deny_globs = [\"src/[ab\"]", NULL, MAL, "deny_globs", 1},

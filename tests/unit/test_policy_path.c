@@ -411,3 +411,100 @@ Test(path_normalize, dotdot_stops_at_root)
         0);
     cr_expect_str_eq(out, "/etc/x");
 }
+
+/* ---- pd_path_normalize_name ------------------------------------------------ */
+
+/* A call on the name itself: the directory resolved, the last component as
+ * written, so a link is the link (src/link is not .env), a loop is no error
+ * (rm loop1), and a link in the directory part is still followed. */
+static const struct norm_case name_cases[] = {
+    {NULL, "src/link", "@/src/link"},
+    {"@/src", "link", "@/src/link"},
+    {NULL, "loop1", "@/loop1"},
+    {NULL, "self", "@/self"},
+    {NULL, "dangling", "@/dangling"},
+    {NULL, "abslink", "@/abslink"},
+    {NULL, "chain1", "@/chain1"},
+    {NULL, "rootlink", "@/rootlink"},
+    {NULL, "src/dlink/", "@/src/dlink"}, /* trailing slashes dropped */
+    {NULL, "linkdir//", "@/linkdir"},
+    /* the directory part is resolved */
+    {NULL, "linkdir/c", "@/a/b/c"},
+    {NULL, "src/dlink/b", "@/a/b"},
+    {NULL, "abslink/inside", "%/inside"},
+    {NULL, "abslink/new", "%/new"},
+    {NULL, "deep/d2/up", "@/deep/d2/up"},
+    {NULL, "missing/../src/link", "@/src/link"},
+    {"@/src", "../src/link", "@/src/link"},
+    /* no name of its own: resolved whole */
+    {NULL, "linkdir/..", "@/a"},
+    {NULL, "linkdir/.", "@/a/b"},
+    {NULL, ".", "@"},
+    {NULL, "/", "/"},
+    {NULL, "//", "/"},
+    /* plain names, relative and absolute, existing or not */
+    {NULL, "a.txt", "@/a.txt"},
+    {NULL, "new/dir/x", "@/new/dir/x"},
+    {NULL, "/x", "/x"},
+    {NULL, "/usr/../x", "/x"},
+    {NULL, "~/x", "/h/u/x"},
+    {NULL, "~", "@/~"}, /* a file called "~": the kernel expands nothing */
+};
+
+Test(path_normalize, name_table)
+{
+    for (size_t k = 0; k < sizeof name_cases / sizeof name_cases[0]; k++) {
+        const struct norm_case *c = &name_cases[k];
+        char base[PD_PATH_MAX], want[PD_PATH_MAX], out[PD_PATH_MAX];
+        expand(c->base ? c->base : "@", base, sizeof base);
+        expand(c->want, want, sizeof want);
+        out[0] = '\0';
+        errno = 0;
+        int rc = pd_path_normalize_name(base, "/h/u", c->path, out, sizeof out);
+        cr_expect_eq(rc, 0, "pd_path_normalize_name(base=%s, \"%s\"): rc %d errno %s", base,
+                     c->path, rc, strerror(errno));
+        if (rc == 0)
+            cr_expect_str_eq(out, want,
+                             "pd_path_normalize_name(base=%s, \"%s\"): expected \"%s\", got \"%s\"",
+                             base, c->path, want, out);
+    }
+}
+
+/* Where the last component is no link, the name is the followed path. */
+Test(path_normalize, name_agrees_where_no_link_ends_the_path)
+{
+    static const char *const rels[] = {"src/main.go", "linkdir/c/file", "src/dlink/b", "a/b/c",
+                                       "file",        "nope/x",         NULL};
+    for (size_t k = 0; rels[k]; k++) {
+        char a[PD_PATH_MAX], b[PD_PATH_MAX];
+        cr_assert_eq(pd_path_normalize(ws, "", rels[k], a, sizeof a), 0);
+        cr_assert_eq(pd_path_normalize_name(ws, "", rels[k], b, sizeof b), 0);
+        cr_expect_str_eq(a, b, "%s", rels[k]);
+    }
+}
+
+Test(path_normalize, name_errors)
+{
+    char out[PD_PATH_MAX];
+    static const struct {
+        const char *base, *path;
+        int err;
+    } cases[] = {
+        {"@", "loop1/x", ELOOP}, /* a loop in the directory part still is one */
+        {"@", "self/x", ELOOP},  {"@", "", EINVAL},        {"rel", "x", EINVAL},
+        {NULL, "x", EINVAL},     {"@", "loop2/..", ELOOP},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *base = cases[k].base && strcmp(cases[k].base, "@") == 0 ? ws : cases[k].base;
+        errno = 0;
+        int rc = pd_path_normalize_name(base, "", cases[k].path, out, sizeof out);
+        int e = errno;
+        cr_expect_eq(rc, -1, "name(base=%s, \"%s\"): expected -1", TP_S(base), cases[k].path);
+        cr_expect_eq(e, cases[k].err, "name(base=%s, \"%s\"): errno %s, expected %s", TP_S(base),
+                     cases[k].path, strerror(e), strerror(cases[k].err));
+    }
+    char small[8];
+    errno = 0;
+    cr_expect_eq(pd_path_normalize_name("/", "", "/tmp/a-long-name", small, sizeof small), -1);
+    cr_expect_eq(errno, ENAMETOOLONG);
+}

@@ -188,3 +188,17 @@ Test(report, minimal_record_without_argv)
     cr_assert_str_eq(dec.r.reason, "bad header");
     cr_assert_eq(dec.r.argc, 0);
 }
+
+/* A write refused only for lying outside the writable roots (issue 11,
+ * item 5) is a kind of its own: the launcher lets the command decide. */
+Test(report, blocked_kind_round_trip)
+{
+    struct pd_report r = sample(NULL, 0);
+    r.kind = PD_REPORT_BLOCKED;
+    r.key = "workspace";
+    r.pattern = "";
+    r.reason = "outside workspace";
+    roundtrip(&r, NULL);
+    cr_assert_str_eq(dec.r.kind, "blocked");
+    cr_assert_str_eq(dec.r.key, "workspace");
+}
