@@ -11,14 +11,26 @@
 #include "launcher/launcher.h"
 #include "platform/platform.h"
 
+/* One message, one line: a newline or carriage return inside it (a
+ * command's argument quoted in a deny line) is written as \n or \r, so
+ * that a reader taking one line per message gets all of it. */
 void pd_err(const char *fmt, ...)
 {
+    char buf[4 * PD_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    fputs("paldron: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    fputs("paldron: ", stderr);
+    for (const char *s = buf; *s; s++) {
+        if (*s == '\n')
+            fputs("\\n", stderr);
+        else if (*s == '\r')
+            fputs("\\r", stderr);
+        else
+            fputc(*s, stderr);
+    }
+    fputc('\n', stderr);
 }
 
 void pd_usage(bool to_stdout)

@@ -106,6 +106,7 @@ struct pd_exec_outcome {
 struct pd_env_opts {
     bool isolated;          /* temp home, caches, real cargo/rustup homes */
     const char *temp_home;  /* isolated only */
+    const char *go_tmp;     /* $GOTMPDIR, both modes ("" or NULL: none) */
     const char *cache;      /* the persistent cache folder; "" or NULL: none */
     bool allow_network;     /* false: the tools' offline switches */
     const char *cargo_home; /* the real ones, read-only in the spec */

@@ -9,6 +9,8 @@
  *   - the network off (both modes: the live gate refuses connects in both):
  *     the tools' own switches for update checks and telemetry, so that an
  *     everyday command does not try the network and get the run denied;
+ *   - GOTMPDIR (both modes): the run's go work directory in the temp home,
+ *     where go test and go run may start what they build (exec_run.c);
  *   - ASAN_OPTIONS: verify_asan_link_order=0, unless the caller set it (the
  *     live gate's preload comes before the ASan runtime, which aborts).
  * No PYTHONPYCACHEPREFIX: with it, Python ignores the stdlib's own .pyc
@@ -147,6 +149,11 @@ static int launcher_sets(struct sets *s, char *const *envp, const struct pd_env_
         if (o->rustup_home && o->rustup_home[0] && set(s, "RUSTUP_HOME", "%s", o->rustup_home) < 0)
             return -1;
     }
+    /* both modes: the live gate lets go start what it builds there alone
+     * (policy/gate_exec.h, rule g); a caller's GOTMPDIR would lie outside
+     * it and outside the writable roots */
+    if (o->go_tmp && o->go_tmp[0] && set(s, "GOTMPDIR", "%s", o->go_tmp) < 0)
+        return -1;
     for (size_t k = 0; !o->allow_network && k < COUNT(offline); k++)
         if (set(s, offline[k][0], "%s", offline[k][1]) < 0)
             return -1;

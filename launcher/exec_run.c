@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launcher/exec.h"
@@ -118,6 +119,18 @@ static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
     if (pd_ctx_add_root(ctx, p->rundir.home) != 0 || pd_ctx_add_root(ctx, "/dev/shm") != 0 ||
         (p->isolated && ctx->policy->namespaces && pd_ctx_add_root(ctx, "/tmp") != 0)) {
         pd_err("sandbox: %s", strerror(errno));
+        return -1;
+    }
+    /* The go work directory ($GOTMPDIR): go test and go run build their
+     * binary there and start it, so with allow_binaries it is the go
+     * driver's helper tree (policy/gate_exec.h, rule g). Ours, in the temp
+     * home, rather than go's default under $TMPDIR: a fixed place the
+     * gate and the kernel floor can name before the run. */
+    if (snprintf(ctx->go_tmp, sizeof ctx->go_tmp, "%s/go-tmp", p->rundir.home) >=
+            (int)sizeof ctx->go_tmp ||
+        mkdir(ctx->go_tmp, 0700) != 0) {
+        pd_err("sandbox: create %s: %s", ctx->go_tmp, strerror(errno));
+        ctx->go_tmp[0] = '\0';
         return -1;
     }
     return 0;
@@ -289,6 +302,7 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     const struct pd_env_opts eo = {
         .isolated = p->isolated,
         .temp_home = p->rundir.home,
+        .go_tmp = ctx->go_tmp,
         .cache = p->cache,
         .allow_network = pol->allow_network,
         .cargo_home = cargo,

@@ -10,7 +10,8 @@
  * Values escape '\\' as "\\\\" and newline as "\\n". Context keys: workspace,
  * home, path, root (every writable root, policy roots first), npolicy_roots,
  * private_net, file (the policy file), git_dirs_known and git_dir (the git
- * directories that existed at the start of the run: policy/gate_git.c). */
+ * directories that existed at the start of the run: policy/gate_git.c),
+ * go_tmp (the go work directory, when there is one: policy/gate_exec.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,8 @@ char *pd_compile(const struct pd_ctx *c)
     fprintf(f, "git_dirs_known %d\n", c->git_dirs_known ? 1 : 0);
     for (size_t k = 0; k < c->ngit_dirs; k++)
         put(f, "git_dir", c->git_dirs[k]);
+    if (c->go_tmp[0])
+        put(f, "go_tmp", c->go_tmp);
     if (p->file)
         put(f, "file", p->file);
 #define PD_KEY_STRV(name, doc)                                                                     \
@@ -143,6 +146,8 @@ static int set_context(struct pd_ctx *c, struct pd_policy *p, const char *key, c
         c->git_dirs_known = strcmp(value, "1") == 0;
     else if (strcmp(key, "git_dir") == 0)
         return pd_ctx_add_git_dir(c, value);
+    else if (strcmp(key, "go_tmp") == 0)
+        snprintf(c->go_tmp, sizeof c->go_tmp, "%s", value);
     else if (strcmp(key, "root") == 0) {
         char *copy = strdup(value);
         char **nv = copy ? realloc(c->roots, (c->nroots + 1) * sizeof *nv) : NULL;

@@ -54,6 +54,11 @@ static int add_driven(const struct pd_ctx *c, const char *name, int (*add)(void 
     for (size_t k = 0; trees && trees[k]; k++)
         if (add_tree(trees[k], add, arg) != 0)
             return -1;
+    /* rule g: what go test and go run build in the work directory. The
+     * kernel cannot tell who starts it, so any program of the run may
+     * (the live gate narrows this for dynamic callers). */
+    if (strcmp(name, "go") == 0 && c->go_tmp[0] && add(arg, c->go_tmp) != 0)
+        return -1;
     if (!pd_exec_is_driver(name))
         return 0;
     char path[PD_PATH_MAX];

@@ -324,6 +324,43 @@ static bool only_the_link_leads_out(const struct pd_ctx *c, const char *arg,
     return !name.deny;
 }
 
+/* Shells and script interpreters: what follows their code option is code
+ * (it runs under the live gate), never a path. */
+static bool is_interpreter(const char *prog)
+{
+    const char *base = strrchr(prog, '/');
+    base = base ? base + 1 : prog;
+    static const char *const shells[] = {"sh",   "bash", "dash",    "zsh", "ksh",
+                                         "mksh", "fish", "busybox", NULL};
+    for (size_t k = 0; shells[k]; k++)
+        if (strcmp(base, shells[k]) == 0)
+            return true;
+    static const char *const families[] = {"python", "pypy", "node", "nodejs", "perl",    "ruby",
+                                           "php",    "lua",  "deno", "bun",    "Rscript", NULL};
+    for (size_t k = 0; families[k]; k++) {
+        size_t n = strlen(families[k]);
+        /* python3, python3.11, perl5.36: the family name and a version */
+        if (strncmp(base, families[k], n) == 0 &&
+            strspn(base + n, "0123456789.") == strlen(base + n))
+            return true;
+    }
+    return false;
+}
+
+/* "-c", "-e", "-E", "-m", "--eval", "--print", "--command", and a shell's
+ * combined flags ending in c ("-lc", "-ec"): the next word is code. */
+static bool code_option(const char *opt)
+{
+    static const char *const opts[] = {"-c",     "-e",      "-E",        "-m",
+                                       "--eval", "--print", "--command", NULL};
+    for (size_t k = 0; opts[k]; k++)
+        if (strcmp(opt, opts[k]) == 0)
+            return true;
+    size_t n = strlen(opt);
+    return n > 2 && opt[0] == '-' && opt[1] != '-' && opt[n - 1] == 'c' &&
+           strspn(opt + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == n - 1;
+}
+
 void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct pd_verdict *v,
                   bool *missing)
 {
@@ -331,7 +368,10 @@ void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct p
     if (v->deny)
         return;
     bool missing_bin = *missing;
+    const bool interp = is_interpreter(argv[0]);
     for (int k = 1; k < argc; k++) {
+        if (interp && code_option(argv[k - 1]))
+            continue; /* code, judged when it runs */
         const char *arg = pd_path_arg(argv[k], c->workspace);
         if (!arg)
             continue;

@@ -174,6 +174,26 @@ static bool scope_caller(const struct pd_ctx *c, int k, const char *caller_exe)
            pd_exec_program_allowed(c, caller_exe);
 }
 
+/* (g) Is real (what will run) a program in the run's go work directory,
+ * started by the allowed go tool or by another program of that directory?
+ * go test and go run build their binary there and the go tool execs it
+ * directly; a go test binary may re-exec itself (os.Args[0]). Anything
+ * else (sh, python, a program built elsewhere) is judged as usual: a file
+ * in a writable root, denied. */
+static bool go_helper(const struct pd_ctx *c, const char *real, const char *caller_exe)
+{
+    const char *rest = c->go_tmp[0] ? pd_path_under(real, c->go_tmp) : NULL;
+    if (!rest || !rest[0])
+        return false;
+    char caller[PD_PATH_MAX];
+    real_or_copy(caller_exe, caller, sizeof caller);
+    rest = pd_path_under(caller, c->go_tmp);
+    if (rest && rest[0])
+        return true;
+    return (strcmp(base_name(caller_exe), "go") == 0 || strcmp(base_name(caller), "go") == 0) &&
+           pd_exec_program_allowed(c, caller_exe);
+}
+
 enum shebang { SHEBANG_NONE, SHEBANG_PATH, SHEBANG_ENV };
 
 /* The interpreter of a "#!" script: the path on its first line (as the
@@ -274,6 +294,8 @@ static const char *judge(const struct pd_ctx *c, const char *invoked, const char
     pd_gate_binary(c, invoked, NULL, &bv, &missing);
     if (!bv.deny)
         return NULL; /* (a), or a program that vanished: the exec fails */
+    if (caller_exe && go_helper(c, real, caller_exe))
+        return NULL; /* (g), though the work directory is writable */
     bool writable = in_roots(c, real);
     const char *name = base_name(invoked);
     if (!writable && caller_exe) {

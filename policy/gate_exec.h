@@ -31,6 +31,10 @@
  *     it has no '/' (the loader would search its library path).
  *  f. A descriptor (fexecve, execveat AT_EMPTY_PATH) is judged by the file
  *     it has open; one with no file on disk (memfd, deleted) is denied.
+ *  g. The go work directory (c->go_tmp, the run's $GOTMPDIR): a program
+ *     beneath it (by its real path) may start when the caller is an
+ *     allowed go tool or another program beneath it (go test, go run),
+ *     though the directory is writable.
  * A deny carries reason PD_REASON_BINARY, key "allow_binaries" and the
  * program as passed as subject. */
 #ifndef PALDRON_POLICY_GATE_EXEC_H
@@ -75,7 +79,8 @@ bool pd_exec_is_driver(const char *name);
 
 /* The helper trees (rule c; a component may be a glob such as llvm-*)
  * that the program called name (git, gcc-12, clang) may start programs
- * from, NULL-terminated; NULL when name drives none. */
+ * from, NULL-terminated; NULL when name drives none. The go driver's tree
+ * is the run's work directory (rule g, c->go_tmp), not listed here. */
 const char *const *pd_exec_helper_trees(const char *name);
 
 /* Is exe (an absolute path) one of the programs allow_binaries names, by

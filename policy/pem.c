@@ -15,6 +15,7 @@
  * not be safe. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,7 +32,12 @@
 
 bool pd_secret_by_content(const char *pattern)
 {
-    return strcmp(pattern, "*.pem") == 0;
+    /* A class of files by extension - the pattern "*.pem", or one whose
+     * last component is it (certs/ then *.pem) - is where CA bundles fall
+     * in; a pattern that names the file (keys/server.pem) keeps deciding by
+     * name. */
+    size_t n = strlen(pattern);
+    return n >= 5 && strcmp(pattern + n - 5, "*.pem") == 0 && (n == 5 || pattern[n - 6] == '/');
 }
 
 /* 1: a certificate, 0: another public block (a CRL), -1: anything else. */
@@ -106,8 +112,14 @@ bool pd_pem_certificates_only(const char *abs)
 const char *pd_match_builtin_secret(enum pd_op op, const char *rel, const char *abs,
                                     const char *home)
 {
-    for (size_t k = 0; pd_builtin_secrets[k]; k++) {
-        const char *pat = pd_builtin_secrets[k];
+    return pd_match_secret_list(pd_builtin_secrets, SIZE_MAX, op, rel, abs, home);
+}
+
+const char *pd_match_secret_list(const char *const *list, size_t n, enum pd_op op, const char *rel,
+                                 const char *abs, const char *home)
+{
+    for (size_t k = 0; k < n && list[k]; k++) {
+        const char *pat = list[k];
         if (!pd_glob_match(pat, rel, abs, home, true))
             continue;
         if (pd_secret_by_content(pat)) {

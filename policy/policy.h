@@ -94,8 +94,9 @@ int pd_presets_expand(struct pd_strv *list, char *msg, size_t msglen);
 
 /* ---- public certificates (policy/pem.c) ---------------------------------- */
 
-/* Is the built-in secret pattern `pattern` one a file's content can lift
- * ("*.pem": a bundle of public certificates is no secret)? */
+/* Is the secret pattern `pattern` (built-in or a deny_globs entry) one a
+ * file's content can lift? An extension class ending in "*.pem" ("*.pem",
+ * "certs/" "*.pem"): a bundle of public certificates is no secret. */
 bool pd_secret_by_content(const char *pattern);
 /* Does the regular file at abs hold certificates only: at least one
  * "-----BEGIN CERTIFICATE-----" (or TRUSTED CERTIFICATE, X509 CRL) block,
@@ -173,6 +174,11 @@ int pd_op_parse(const char *s);
  * certificates only, nor the create of a name that does not exist. */
 const char *pd_match_builtin_secret(enum pd_op op, const char *rel, const char *abs,
                                     const char *home);
+/* The same rule over any list of patterns (n entries, or up to a NULL):
+ * deny_globs use it too, so that deny_globs = ["*.pem"] still lets pip
+ * install certifi's cacert.pem, while a PEM with a private key is denied. */
+const char *pd_match_secret_list(const char *const *list, size_t n, enum pd_op op, const char *rel,
+                                 const char *abs, const char *home);
 
 /* The evaluation context: policy + workspace + home + extra writable roots. */
 struct pd_ctx {
@@ -196,6 +202,10 @@ struct pd_ctx {
     char **git_dirs;
     size_t ngit_dirs;
     bool git_dirs_known;
+    /* The run's go work directory ($GOTMPDIR, under the temp home; "" when
+     * none): go compiles test and `go run` binaries there and starts them,
+     * so it is the helper tree of the go driver (policy/gate_exec.h, g). */
+    char go_tmp[PD_PATH_MAX];
 };
 
 /* workspace: absolute directory (it is resolved with realpath); home may be

@@ -4,6 +4,8 @@
  * buffers. */
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -23,15 +25,22 @@
  * way of shells and programs that use small numbers by name (exec 3>f). */
 #define CHANNEL_FD_MIN 100
 
-/* The report socket of this process image, opened when the library loads
- * (pd_channel_open): a program that has used up its descriptors by the
- * time it is refused must still be reported. Written once, before main
- * and before any thread, and read-only afterwards. A fork child shares it
- * (every send names its destination, so a shared datagram socket is
- * safe); exec closes it (the next image opens its own). */
-static int chan_fd = -1;
-static dev_t chan_dev;
-static ino_t chan_ino;
+/* The report socket of this process image, opened for its first record
+ * and kept for the rest (never a socket per record). Not at load time: a
+ * process that is never refused must have exactly the descriptors it has
+ * bare (a child started with close_fds lists its fds). A program that has
+ * used up its descriptors before its first refusal cannot open it; its
+ * call is still refused and the fallback line on stderr is counted by the
+ * launcher as the denial (launcher/live.c).
+ *
+ * Descriptor + 1 in the low half, the socket's inode number in the high
+ * half (sockfs numbers are 32-bit, get_next_ino), one word so that racing
+ * threads and signal handlers never see one without the other; 0 is "none
+ * yet". A fork child inherits it with the socket (every send names its
+ * destination, so a shared datagram socket is safe); exec closes the
+ * socket and the next image starts at 0. A vfork or posix_spawn child
+ * shares the word but not the descriptor table: channel_intact sees that. */
+static _Atomic uint64_t chan_word;
 
 struct line {
     char buf[LINE_MAX_BYTES];
@@ -110,12 +119,28 @@ static int new_socket(void)
     return fd;
 }
 
-void pd_channel_open(void)
+static int word_fd(uint64_t w)
+{
+    return (int)(w & 0xffffffffu) - 1;
+}
+
+/* The program may have closed the channel, or put another file at its
+ * number (dup2, or a new open that reused it): sending there would write
+ * into the program's own file or connection. */
+static bool channel_intact(uint64_t w)
+{
+    struct stat st;
+    return w != 0 && fstat(word_fd(w), &st) == 0 && S_ISSOCK(st.st_mode) &&
+           (uint32_t)st.st_ino == (uint32_t)(w >> 32);
+}
+
+/* A new channel, moved to a high number; 0 when no descriptor is left. */
+static uint64_t open_channel(void)
 {
     struct stat st;
     int fd = new_socket();
     if (fd < 0)
-        return; /* send_record tries again, then falls back to stderr */
+        return 0;
     int high = fcntl(fd, F_DUPFD_CLOEXEC, CHANNEL_FD_MIN);
     if (high >= 0) {
         close(fd);
@@ -123,28 +148,32 @@ void pd_channel_open(void)
     }
     if (fstat(fd, &st) != 0) {
         close(fd);
-        return;
+        return 0;
     }
-    chan_dev = st.st_dev;
-    chan_ino = st.st_ino;
-    chan_fd = fd;
+    return (uint64_t)(uint32_t)st.st_ino << 32 | (uint64_t)(uint32_t)(fd + 1);
 }
 
-/* The program may have closed the channel, or put another file at its
- * number (dup2, or a new open that reused it): sending there would write
- * into the program's own file or connection. */
-static bool channel_intact(void)
+/* The channel's descriptor, opened now if there is none (or the program
+ * took it); -1 when none can be had. */
+static int channel(void)
 {
-    struct stat st;
-    return chan_fd >= 0 && fstat(chan_fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
-           st.st_dev == chan_dev && st.st_ino == chan_ino;
+    uint64_t w = atomic_load(&chan_word);
+    if (channel_intact(w))
+        return word_fd(w);
+    uint64_t mine = open_channel();
+    if (!mine)
+        return -1;
+    /* A number the program took over is not ours to close: just forget it. */
+    if (atomic_compare_exchange_strong(&chan_word, &w, mine))
+        return word_fd(mine);
+    /* another thread (or a signal handler) opened one meanwhile: use that */
+    close(word_fd(mine));
+    return channel_intact(w) ? word_fd(w) : -1;
 }
 
 static bool send_record(const char *sock_path, const char *buf, size_t n)
 {
-    /* the channel, or else a socket for this record only */
-    bool own = !channel_intact();
-    int fd = own ? new_socket() : chan_fd;
+    int fd = channel();
     if (fd < 0)
         return false;
     struct sockaddr_un addr;
@@ -153,8 +182,6 @@ static bool send_record(const char *sock_path, const char *buf, size_t n)
     memcpy(addr.sun_path, sock_path, strlen(sock_path));
     /* the raw call: never our own sendto wrapper, nor another preload's */
     long w = syscall(SYS_sendto, fd, buf, n, 0, (struct sockaddr *)&addr, (socklen_t)sizeof addr);
-    if (own)
-        close(fd);
     return w == (long)n;
 }
 

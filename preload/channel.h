@@ -19,18 +19,15 @@ struct pd_event {
     const char *reason;   /* reason word */
 };
 
-/* Open the report socket of this process image (close-on-exec, at a high
- * descriptor number), once, when the library loads: a record must not need
- * a free descriptor at the moment a call is refused. */
-void pd_channel_open(void);
-
-/* Send ev to the launcher, over the socket pd_channel_open made (checked to
- * be still ours; else a socket for this record alone). When it cannot be
- * delivered - no launcher, no descriptor left, a launcher that does not
- * read - print it on stderr if print_fallback (paldron: deny: <program>
- * <op> <path> (<reason> <pattern>) [live]): the launcher counts that line
- * in the captured stderr as a denial (launcher/live.h). The call is
- * refused either way. */
+/* Send ev to the launcher, over this process image's report socket, opened
+ * for its first record (not at load time: a process that is never refused
+ * holds no descriptor of ours) and kept; opened again if the program closed
+ * it or put another file at its number. When it cannot be delivered - no
+ * launcher, no descriptor left, a launcher that does not read - print it
+ * on stderr if print_fallback (paldron: deny: <program> <op> <path>
+ * (<reason> <pattern>) [live]): the launcher counts that line in the
+ * captured stderr as a denial (launcher/live.h). The call is refused
+ * either way. */
 void pd_emit(const struct pd_state *s, const struct pd_event *ev, bool print_fallback);
 
 /* PALDRON_DEBUG=1: paldron-preload[<pid>]: <program> <op> <path> -> <what> */

@@ -196,8 +196,6 @@ static void init_state(void)
         s->sock_path[0] = '\0';
     ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
     s->exe[n > 0 ? n : 0] = '\0';
-    if (s->sock_path[0])
-        pd_channel_open();
     load_policy(s, e);
     if (s->mode == PD_MODE_CLOSED) {
         pd_say("paldron: preload: cannot load policy ",

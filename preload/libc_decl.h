@@ -6,6 +6,7 @@
 #define PALDRON_PRELOAD_LIBC_DECL_H
 
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
 #include <spawn.h>
 #include <stdio.h>

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "preload/channel.h"
+#include "preload/ids.h"
 #include "preload/judge.h"
 
 /* Judge one or two paths (flags: PD_J_*); true when the call may go ahead. */
@@ -255,20 +256,23 @@ int pdw_fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 int pdw_chown(const char *path, uid_t owner, gid_t group)
 {
     PD_NEED(chown, -1);
-    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path, 0), pd_real.chown(path, owner, group));
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path, 0),
+          pd_chown_as_bare(pd_real.chown(path, owner, group), owner, group, 0));
 }
 
 int pdw_lchown(const char *path, uid_t owner, gid_t group)
 {
     PD_NEED(lchown, -1);
-    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path, PD_J_NAME), pd_real.lchown(path, owner, group));
+    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path, PD_J_NAME),
+          pd_chown_as_bare(pd_real.lchown(path, owner, group), owner, group, 0));
 }
 
 int pdw_fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)
 {
     PD_NEED(fchownat, -1);
-    GATED(gate1(&call, PD_OP_WRITE, dirfd, path, nofollow(flags)),
-          pd_real.fchownat(dirfd, path, owner, group, flags));
+    GATED(
+        gate1(&call, PD_OP_WRITE, dirfd, path, nofollow(flags)),
+        pd_chown_as_bare(pd_real.fchownat(dirfd, path, owner, group, flags), owner, group, flags));
 }
 
 int pdw_utime(const char *path, const struct utimbuf *times)

@@ -192,12 +192,12 @@ class ResultBlockTest(ExecBase):
         self.assertLess(r.out.index("[EXIT CODE] 1"), len(r.out))
 
     def test_denial_wins_over_a_timeout(self):
-        r = self.exec(["sh", "-c", "echo x > src/k.pem; sleep 30"],
+        r = self.exec(["sh", "-c", "echo x > src/k.key; sleep 30"],
                       policy=example_policy(binaries=["sh", "sleep"], timeout_sec=1))
         self.assertRun(r, 2, "[TIMEOUT] Command killed after exceeding time limit",
-                       "paldron: deny: sh create src/k.pem (policy deny_glob *.pem) [live]",
+                       "paldron: deny: sh create src/k.key (secret *.key) [live]",
                        absent=["timed out"])
-        self.assertFalse(self.ws.exists("src/k.pem"))
+        self.assertFalse(self.ws.exists("src/k.key"))
         self.copy_probes()
         r = self.exec(["sh", "-c", "src/probe_static creat src/k.pem; sleep 30"],
                       policy=example_policy(binaries=["sh", "sleep"] + self.probe_paths(),
@@ -209,13 +209,13 @@ class ResultBlockTest(ExecBase):
 
     def test_every_finding_is_reported(self):
         # live: every refused call is reported, in the order it happened
-        r = self.exec(["sh", "-c", "echo 1 > src/b.pem; echo 2 > src/.env.local; "
+        r = self.exec(["sh", "-c", "echo 1 > src/b.key; echo 2 > src/.env.local; "
                        "mkdir -p src/secrets; echo 3 > src/secrets/t"],
                       policy=example_policy(binaries=["sh", "mkdir"]))
         self.assertRun(r, 2, "[EXIT CODE] 2")
         lines = [l for l in r.err.splitlines() if l.startswith("paldron: deny: ")]
         self.assertEqual(lines, [
-            "paldron: deny: sh create src/b.pem (policy deny_glob *.pem) [live]",
+            "paldron: deny: sh create src/b.key (secret *.key) [live]",
             "paldron: deny: sh create src/.env.local (policy deny_glob .env.*) [live]",
             # mkdir -p makes each level relative to its parent's descriptor:
             # the line shows the path as judged, and as passed ("secrets")
@@ -223,7 +223,7 @@ class ResultBlockTest(ExecBase):
             "(policy deny_glob **/secrets/**) [live]",
             "paldron: deny: sh create src/secrets/t (policy deny_glob **/secrets/**) [live]",
         ], r.err)
-        for rel in ("src/b.pem", "src/.env.local", "src/secrets"):
+        for rel in ("src/b.key", "src/.env.local", "src/secrets"):
             self.assertFalse(self.ws.exists(rel), rel)
         # the post-run scan (static probe, no live gate): every file it finds
         self.copy_probes()

@@ -47,9 +47,9 @@ class LiveGateTest(ExecBase):
 
     def test_env_u_ld_preload_does_not_shed_the_gate(self):
         r = self.exec(["env", "-u", "LD_PRELOAD", "-u", "PALDRON_RUN", "python3", "-c",
-                       "open('src/x.pem', 'w')"], policy=self.policy())
-        self.assertRun(r, 2, "python3 create src/x.pem (policy deny_glob *.pem) [live]")
-        self.assertFalse(self.ws.exists("src/x.pem"))
+                       "open('src/x.key', 'w')"], policy=self.policy())
+        self.assertRun(r, 2, "python3 create src/x.key (secret *.key) [live]")
+        self.assertFalse(self.ws.exists("src/x.key"))
 
     def test_program_not_allowed_in_a_descendant(self):
         r = self.exec(["python3", "-c", "import os; os.system('id')"], policy=self.policy())

@@ -25,7 +25,7 @@ PATTERN = re.compile(r"open|creat|renam|link|mkdir|mknod|mkfifo|exec|spawn|trunc
 
 # (regex over the whole name, reason): matched by PATTERN, not a path call.
 NOT_BY_PATH = [
-    (r"f(chmod|chown|truncate|truncate64|utimens|utimes|removexattr)|fdopen|_IO_fdopen|"
+    (r"f(chmod|truncate|truncate64|utimens|utimes|removexattr)|fdopen|_IO_fdopen|"
      r"fdopendir", "acts on a descriptor, judged when it was opened"),
     (r"posix_spawnattr_.*|posix_spawn_file_actions_(init|destroy|addclose|addclosefrom_np|"
      r"adddup2|addfchdir_np|addtcsetpgrp_np|addchdir_np)",

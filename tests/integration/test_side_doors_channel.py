@@ -2,8 +2,9 @@
 
 A program that uses up its descriptors, or closes the preload's socket, is
 still refused and the run is still a deny (the record goes over the socket the
-library opened when it loaded, or its fallback line on stderr is counted by the
-launcher). A flood of denied calls keeps the launcher's memory flat and ends in
+library opens for its first record, or its fallback line on stderr is counted
+by the launcher). A process that sends no record holds no descriptor of the
+preload's (a child started with close_fds lists the same fds as bare). A flood of denied calls keeps the launcher's memory flat and ends in
 a summary line. Real runs as the unprivileged test user."""
 
 import re
@@ -45,6 +46,17 @@ print('refused', n)
 """
 
 
+# A child started with close_fds lists its descriptors (CPython's
+# test_subprocess.test_pass_fds_redirected does the same), and so does the
+# parent: a process that gated nothing has no descriptor of the preload's.
+LIST_FDS = r"""
+import os, subprocess, sys
+child = "import os; print('child', sorted(int(n) for n in os.listdir('/proc/self/fd')))"
+subprocess.run([sys.executable, '-c', child], close_fds=True, check=True)
+print('parent', sorted(int(n) for n in os.listdir('/proc/self/fd')))
+"""
+
+
 class ChannelTest(ExecBase):
     def policy(self, **keys):
         return example_policy(binaries=["python3"], **keys)
@@ -68,6 +80,18 @@ class ChannelTest(ExecBase):
         self.assertFalse(self.ws.exists("src/.env"))
         # the verdict line, not only the echo of the program's stderr
         self.assertRegex(r.err, r"(?m)^paldron: deny: .*python3 create src/\.env")
+
+    def test_no_extra_descriptor_until_a_record_is_sent(self):
+        self.ws.write("src/fds.py", LIST_FDS)
+        bare = self.ws.run(["src/fds.py"], prog="python3")
+        self.assertEqual(bare.code, 0, repr(bare))
+        r = self.exec(["python3", "src/fds.py"], policy=self.policy())
+        self.assertEqual(r.code, 0, repr(r))
+
+        def lines(res):
+            return [ln for ln in res.out.splitlines() if ln.startswith(("child ", "parent "))]
+        self.assertEqual(len(lines(bare)), 2, repr(bare))
+        self.assertEqual(lines(r), lines(bare), repr(r))
 
     def rss_kib(self, argv, policy):
         """Run paldron exec under /usr/bin/time; (result, max RSS in KiB)."""

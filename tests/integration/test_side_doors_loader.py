@@ -63,12 +63,12 @@ class LoaderTest(ExecBase):
         # before the run may also be masked by the kernel floor, which would
         # hide whether the gate was there).
         self.ws.write("src/run.sh",
-                      "LD_AUDIT=%s sh -c 'echo %s > src/key.pem; cat src/.env'\n"
+                      "LD_AUDIT=%s sh -c 'echo %s > src/key.key; cat src/.env'\n"
                       % (audit, SECRET))
         r = self.exec(["sh", "src/run.sh"], policy=self.policy())
-        self.assertRun(r, 2, "sh create src/key.pem (policy deny_glob *.pem) [live]",
+        self.assertRun(r, 2, "sh create src/key.key (secret *.key) [live]",
                        absent=[SECRET])
-        self.assertFalse(self.ws.exists("src/key.pem"))
+        self.assertFalse(self.ws.exists("src/key.key"))
 
     def test_loader_hooks_are_dropped_from_a_child_environment(self):
         # harmless values: the point is whether they reach the child at all

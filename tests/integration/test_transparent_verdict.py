@@ -141,14 +141,24 @@ class TransparentVerdictTest(PaldronTest):
         r = self.exec(["sh", "-c", "cat src/key.pem"], 'allow_paths = ["src/"]\n')
         self.assertRun(r, 2, "paldron: deny: cat read src/key.pem (secret *.pem) [live]")
 
-    def test_user_deny_glob_pem_still_denies_certificates(self):
+    def test_user_deny_glob_pem_follows_the_content_rule(self):
+        # deny_globs = ["*.pem"] names a class of files: a bundle of public
+        # certificates in it is no secret (pip installs certifi's), a private
+        # key is; a glob that names the file decides by name
         cert = one_certificate()
         if cert is None:
             skip(self, "no system certificate bundle at %s" % CERT_BUNDLE)
         self.ws.write("src/site.pem", cert)
-        r = self.exec(["sh", "-c", "cat src/site.pem"],
-                      'allow_paths = ["src/"]\ndeny_globs = ["*.pem"]\n')
-        self.assertRun(r, 2, "cat read src/site.pem (policy deny_glob *.pem) [live]")
+        self.ws.write("src/named.pem", cert)
+        self.ws.write("src/key.pem", "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n"
+                      "-----END PRIVATE KEY-----\n")
+        pol = 'allow_paths = ["src/"]\ndeny_globs = ["*.pem", "src/named.pem"]\n'
+        r = self.exec(["sh", "-c", "cat src/site.pem"], pol)
+        self.assertRun(r, 0, "BEGIN CERTIFICATE", absent=["paldron: deny:"])
+        r = self.exec(["sh", "-c", "cat src/key.pem"], pol)
+        self.assertRun(r, 2, "cat read src/key.pem (policy deny_glob *.pem) [live]")
+        r = self.exec(["sh", "-c", "cat src/named.pem"], pol)
+        self.assertRun(r, 2, "cat read src/named.pem (policy deny_glob ")
 
     def test_system_bundle_is_readable(self):
         if not os.path.exists(CERT_BUNDLE):

@@ -112,11 +112,14 @@ Test(pem, gate_judges_the_builtin_pem_by_content)
     cr_expect(v.deny);
 }
 
-Test(pem, other_secrets_and_user_globs_are_not_lifted)
+Test(pem, other_secrets_and_named_files_are_not_lifted)
 {
     cr_expect(pd_secret_by_content("*.pem"));
+    cr_expect(pd_secret_by_content("certs/*.pem"));
     cr_expect_not(pd_secret_by_content("*.key"));
     cr_expect_not(pd_secret_by_content(".env"));
+    cr_expect_not(pd_secret_by_content("server.pem"));
+    cr_expect_not(pd_secret_by_content("x*.pem"));
     tp_put(dir, "cert.key", CERT, 0644);
     char abs[PD_PATH_MAX];
     tp_join(abs, sizeof abs, dir, "cert.key");
@@ -126,12 +129,21 @@ Test(pem, other_secrets_and_user_globs_are_not_lifted)
     struct pd_ctx c;
     struct pd_error err;
     struct pd_verdict v;
-    cr_assert_eq(pd_policy_load_string(&p, "deny_globs = [\"*.pem\"]\n", "p.toml", &err), 0);
+    cr_assert_eq(
+        pd_policy_load_string(&p, "deny_globs = [\"*.pem\", \"named.pem\"]\n", "p.toml", &err), 0);
     cr_assert_eq(pd_ctx_init(&c, &p, dir, "", &err), 0, "%s", err.msg);
+    /* a user's extension glob: certificates pass, a private key is denied */
     tp_put(dir, "site.pem", CERT, 0644);
     pd_gate_path(&c, PD_OP_READ, NULL, "site.pem", &v);
+    cr_expect(!v.deny, "%s", v.message);
+    tp_put(dir, "key.pem", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n", 0600);
+    pd_gate_path(&c, PD_OP_READ, NULL, "key.pem", &v);
     cr_expect(v.deny);
     cr_expect_str_eq(v.reason, PD_REASON_DENY_GLOB);
+    /* a glob that names the file decides by name */
+    tp_put(dir, "named.pem", CERT, 0644);
+    pd_gate_path(&c, PD_OP_READ, NULL, "named.pem", &v);
+    cr_expect(v.deny);
     pd_ctx_free(&c);
     pd_policy_free(&p);
 }
