@@ -565,8 +565,11 @@ struct pd_git_scan *pd_git_scan_before(struct pd_ctx *ctx)
     memset(&g->now, 0, sizeof g->now);
     g->known = g->repos;
     memset(&g->repos, 0, sizeof g->repos);
-    qsort(g->before.v, g->before.n, sizeof *g->before.v, cmp_line);
-    qsort(g->dirs, g->ndirs, sizeof *g->dirs, cmp_dir);
+    /* qsort's array may not be NULL, even for no element */
+    if (g->before.n)
+        qsort(g->before.v, g->before.n, sizeof *g->before.v, cmp_line);
+    if (g->ndirs)
+        qsort(g->dirs, g->ndirs, sizeof *g->dirs, cmp_dir);
     return g;
 }
 
