@@ -139,8 +139,8 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
     const char *rel = pd_path_under(v->resolved, c->workspace);
     const char *hit;
 
-    if ((hit = pd_match_secret_list((const char *const *)p->deny_globs.v, p->deny_globs.n, op,
-                                    rel, v->resolved, c->home))) {
+    if ((hit = pd_match_secret_list((const char *const *)p->deny_globs.v, p->deny_globs.n, op, rel,
+                                    v->resolved, c->home))) {
         snprintf(rule, sizeof rule, "deny_globs: %s", hit);
         deny(v, c, PD_REASON_DENY_GLOB, "deny_globs", hit, rule);
         return;

@@ -161,8 +161,8 @@ static bool retry_plain(int err)
  * existed when the run started (an empty mode-0 file), so the kernel says
  * EACCES before there is an opened file to judge. Judged by name then, so
  * that a refused secret is still reported as what it is. */
-static int refused_read(const struct pd_state *s, struct pd_call *call, int dirfd,
-                        const char *path, int err)
+static int refused_read(const struct pd_state *s, struct pd_call *call, int dirfd, const char *path,
+                        int err)
 {
     if (err == EACCES && !pd_path_ok(s, PD_OP_READ, dirfd, path, 0))
         return pd_fail(call, EACCES);
