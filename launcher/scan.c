@@ -112,57 +112,6 @@ static bool same_file(const struct rec *r, const struct stat *st)
 
 /* ---- reading a directory ------------------------------------------------ */
 
-/* Names of one directory: "<type byte><name>\0" after each other. */
-struct entries {
-    char *buf;
-    size_t len, cap;
-};
-
-static int entries_add(struct entries *e, unsigned char type, const char *name, size_t nlen)
-{
-    if (e->len + nlen + 2 > e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 4096;
-        while (cap < e->len + nlen + 2)
-            cap *= 2;
-        char *nb = realloc(e->buf, cap);
-        if (!nb)
-            return -1;
-        e->buf = nb;
-        e->cap = cap;
-    }
-    e->buf[e->len++] = (char)type;
-    memcpy(e->buf + e->len, name, nlen + 1);
-    e->len += nlen + 1;
-    return 0;
-}
-
-/* Read every entry of fd (the descriptor stays open). getdents64 on the
- * descriptor itself: opendir would cost a dup and three more system calls
- * per directory. -1 with errno. */
-static int read_entries(int fd, struct entries *out)
-{
-    static _Alignas(struct dirent64) char buf[65536];
-    for (;;) {
-        ssize_t n = getdents64(fd, buf, sizeof buf);
-        if (n == 0)
-            return 0;
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        for (ssize_t off = 0; off < n;) {
-            const struct dirent64 *de = (const struct dirent64 *)(const void *)(buf + off);
-            off += de->d_reclen;
-            const char *nm = de->d_name;
-            if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
-                continue;
-            if (entries_add(out, de->d_type, nm, strlen(nm)) < 0)
-                return -1;
-        }
-    }
-}
-
 /* ---- the walk ----------------------------------------------------------- */
 
 static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode mode, dev_t dev);
@@ -171,10 +120,10 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
  * Subdirectories to walk next are appended to subdirs with their flags and
  * mode. */
 static void visit(struct pd_scan *s, int fd, char *path, size_t len, int flags, enum mode mode,
-                  struct entries *subdirs)
+                  struct pd_entries *subdirs)
 {
-    struct entries ents = {0};
-    if (read_entries(fd, &ents) < 0) {
+    struct pd_entries ents = {0};
+    if (pd_read_entries(fd, &ents) < 0) {
         int e = errno;
         if (mode == SNAPSHOT) {
             char subject[PD_PATH_MAX];
@@ -234,8 +183,8 @@ static void visit(struct pd_scan *s, int fd, char *path, size_t len, int flags, 
             }
             if (sub == FRESH && ((cflags & F_DENIED) || outside))
                 finding(s, "produced", path, type);
-            if (entries_add(subdirs, (unsigned char)((unsigned)sub << 4 | (unsigned)cflags), name,
-                            nlen) < 0)
+            if (pd_entries_add(subdirs, (unsigned char)((unsigned)sub << 4 | (unsigned)cflags),
+                               name, nlen) < 0)
                 s->st.failed = true;
             goto next;
         }
@@ -258,7 +207,8 @@ static void visit(struct pd_scan *s, int fd, char *path, size_t len, int flags, 
 }
 
 /* Walk the subdirectories collected by visit, then free the list. */
-static void descend(struct pd_scan *s, char *path, size_t len, struct entries *subdirs, dev_t dev)
+static void descend(struct pd_scan *s, char *path, size_t len, struct pd_entries *subdirs,
+                    dev_t dev)
 {
     for (size_t off = 0; off < subdirs->len;) {
         unsigned char tag = (unsigned char)subdirs->buf[off];
@@ -351,7 +301,7 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
         rec = pd_store_add(&s->st, path, len, REC_DIR, flags, &st);
         note_ctime(s, &st);
     }
-    struct entries subdirs = {0};
+    struct pd_entries subdirs = {0};
     visit(s, fd, path, len, flags, mode, &subdirs);
     close(fd);
     /* The mode goes back after the subtree: a directory without search
@@ -571,7 +521,7 @@ static void compare_dir(struct pd_scan *s, size_t i, size_t j, char *path)
         walk(s, path, len, flags, FRESH, st.st_dev);
         return;
     }
-    struct entries subdirs = {0};
+    struct pd_entries subdirs = {0};
     if (!same_dir(d, &st))
         visit(s, fd, path, len, flags, REREAD, &subdirs);
     compare_files(s, fd, i + 1, j);

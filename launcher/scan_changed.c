@@ -35,46 +35,6 @@ static bool in_writable_root(const struct pd_scan *s, const char *abs)
     return false;
 }
 
-/* Names of one directory, read whole before descending: "<type><name>\0". */
-static char *read_names(int fd, size_t *outlen)
-{
-    static _Alignas(struct dirent64) char buf[65536];
-    char *names = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        ssize_t n = getdents64(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        for (ssize_t off = 0; off < n;) {
-            const struct dirent64 *de = (const struct dirent64 *)(const void *)(buf + off);
-            off += de->d_reclen;
-            const char *nm = de->d_name;
-            if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
-                continue;
-            size_t nl = strlen(nm);
-            if (len + nl + 2 > cap) {
-                size_t ncap = cap ? cap * 2 : 4096;
-                while (ncap < len + nl + 2)
-                    ncap *= 2;
-                char *nb = realloc(names, ncap);
-                if (!nb) {
-                    free(names);
-                    return NULL;
-                }
-                names = nb;
-                cap = ncap;
-            }
-            names[len++] = (char)de->d_type;
-            memcpy(names + len, nm, nl + 1);
-            len += nl + 1;
-        }
-    }
-    *outlen = len;
-    return names;
-}
-
 static bool after(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
@@ -103,10 +63,14 @@ static void walk_changed(struct changed_walk *w, char *path, size_t len, dev_t d
     struct stat st;
     if (fd < 0)
         return; /* the compare has judged a directory it could not read */
-    size_t nlen = 0;
-    char *names = NULL;
-    if (fstat(fd, &st) == 0 && st.st_dev == dev)
-        names = read_names(fd, &nlen);
+    struct pd_entries ents = {0};
+    /* a read error keeps what was read; out of memory, nothing (a partial
+     * list would skip files silently) */
+    if (fstat(fd, &st) == 0 && st.st_dev == dev && pd_read_entries(fd, &ents) != 0 &&
+        errno == ENOMEM)
+        ents.len = 0;
+    const char *names = ents.buf;
+    const size_t nlen = ents.len;
     for (size_t off = 0; names && off < nlen;) {
         unsigned char type = (unsigned char)names[off];
         const char *name = names + off + 1;
@@ -143,7 +107,7 @@ static void walk_changed(struct changed_walk *w, char *path, size_t len, dev_t d
             walk_changed(w, path, len + 1 + nl, dev);
         path[len] = '\0';
     }
-    free(names);
+    free(ents.buf);
     pd_scan_ungrant(&g);
 }
 

@@ -27,6 +27,7 @@
 #include "launcher/git_config.h"
 #include "launcher/git_keys.h"
 #include "launcher/scan_git.h"
+#include "launcher/scan_int.h"
 
 #define CONFIG_MAX    (16u << 20) /* larger configuration files are judged unreadable */
 #define INCLUDE_DEPTH 10          /* git's own limit */
@@ -339,31 +340,6 @@ static void read_gitfile(struct pd_git_scan *g, const char *dir, const char *fil
     read_repo(g, real);
 }
 
-/* Entry names of one directory with their types: "<type><name>\0"... */
-struct names {
-    char *buf;
-    size_t len, cap;
-};
-
-static int names_add(struct names *e, unsigned char type, const char *name)
-{
-    size_t nlen = strlen(name);
-    if (e->len + nlen + 2 > e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 4096;
-        while (cap < e->len + nlen + 2)
-            cap *= 2;
-        char *nb = realloc(e->buf, cap);
-        if (!nb)
-            return -1;
-        e->buf = nb;
-        e->cap = cap;
-    }
-    e->buf[e->len++] = (char)type;
-    memcpy(e->buf + e->len, name, nlen + 1);
-    e->len += nlen + 1;
-    return 0;
-}
-
 /* git's is_git_directory: HEAD, and objects/ + refs/ or a commondir. */
 static bool is_git_dir(bool head, bool objects, bool refs, bool commondir)
 {
@@ -377,7 +353,7 @@ struct dir_seen {
 };
 
 static void seen(struct pd_git_scan *g, int fd, const char *nm, unsigned char type,
-                 struct dir_seen *s, struct names *ents)
+                 struct dir_seen *s, struct pd_entries *ents)
 {
     if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
         return;
@@ -392,7 +368,7 @@ static void seen(struct pd_git_scan *g, int fd, const char *nm, unsigned char ty
     s->refs |= strcmp(nm, "refs") == 0 && type == DT_DIR;
     s->commondir |= strcmp(nm, "commondir") == 0 && type == DT_REG;
     if ((type == DT_DIR || (type == DT_REG && strcmp(nm, ".git") == 0)) &&
-        names_add(ents, type, nm) != 0)
+        pd_entries_add(ents, type, nm, strlen(nm)) != 0)
         g->failed = true;
 }
 
@@ -449,7 +425,7 @@ static void walk(struct pd_git_scan *g, char *path, size_t len, dev_t dev, bool 
     }
     if (g->recording)
         record_dir(g, path, &st);
-    struct names ents = {0};
+    struct pd_entries ents = {0};
     struct dir_seen s = {0};
     for (;;) {
         ssize_t n = getdents64(fd, buf, sizeof buf);

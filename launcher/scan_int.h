@@ -136,6 +136,20 @@ int pd_scan_open_file(const char *path, struct dir_grant *g);
  * path? */
 bool pd_scan_searchable(const char *path);
 
+/* ---- entries of one directory (scan_entries.c) ------------------------ */
+
+/* Names of one directory: "<type byte><name>\0" after each other. */
+struct pd_entries {
+    char *buf;
+    size_t len, cap;
+};
+
+/* Append one name (nlen bytes) with its type; 0 or -1 (ENOMEM). */
+int pd_entries_add(struct pd_entries *e, unsigned char type, const char *name, size_t nlen);
+/* Append every entry of fd but "." and ".."; the descriptor stays open.
+ * 0, or -1 with errno (what was read before stays in out). */
+int pd_read_entries(int fd, struct pd_entries *out);
+
 /* ---- names (scan_names.c) ----------------------------------------------- */
 
 int pd_names_init(struct names *nm, const struct pd_ctx *ctx);
