@@ -51,9 +51,8 @@ struct pd_strlist {
 };
 
 /* exec_ns.c: the namespace floor's storage behind spec.ns. */
-#define PD_KEEP_MAX 64
 struct pd_exec_ns {
-    struct pd_keep keep[PD_KEEP_MAX];
+    struct pd_keep keep[PD_NS_KEEP_MAX];
     size_t nkeep;
     struct pd_strlist hide, readonly, sockets;
     struct pd_ns_report *report; /* a MAP_SHARED page the child writes */

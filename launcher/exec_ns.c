@@ -78,7 +78,7 @@ static int keep_add(struct pd_exec_ns *n, const char *path, enum pd_keep_mode mo
     if (!path || !hidden_by_private_tmp(path) || strcmp(path, "/tmp") == 0 ||
         strcmp(path, "/dev/shm") == 0)
         return 0;
-    if (n->nkeep == PD_KEEP_MAX) {
+    if (n->nkeep == PD_NS_KEEP_MAX) {
         errno = E2BIG;
         return -1;
     }
@@ -146,13 +146,12 @@ struct mask_ctx {
     int failed;
 };
 
-static void mask_entry(const char *path, bool dir, void *user)
+static void mask_entry(const char *path, void *user)
 {
     struct mask_ctx *m = user;
     struct pd_exec_ns *n = &m->p->ns;
     const struct pd_ctx *c = m->p->ctx;
     struct pd_verdict v;
-    (void)dir;
     /* Judged by the rules the live gate uses for a read: a denied read is a
      * secret; what may be read but not written is protected. */
     pd_gate_path(c, PD_OP_READ, NULL, path, &v);

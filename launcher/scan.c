@@ -586,8 +586,8 @@ size_t pd_scan_each_denied_file(const struct pd_scan *s, void (*fn)(const char *
     return n;
 }
 
-size_t pd_scan_each_denied_top(const struct pd_scan *s,
-                               void (*fn)(const char *path, bool dir, void *user), void *user)
+size_t pd_scan_each_denied_top(const struct pd_scan *s, void (*fn)(const char *path, void *user),
+                               void *user)
 {
     size_t n = 0;
     for (size_t k = 0; k < s->st.n; k++) {
@@ -600,7 +600,7 @@ size_t pd_scan_each_denied_top(const struct pd_scan *s,
             slash && slash != path ? pd_store_find(&s->st, path, (size_t)(slash - path)) : -1;
         if (parent >= 0 && (s->st.v[parent].flags & F_DENIED))
             continue;
-        fn(path, r->kind == REC_DIR, user);
+        fn(path, user);
         n++;
     }
     return n;

@@ -57,11 +57,11 @@ size_t pd_scan_each_denied_file(const struct pd_scan *s, void (*fn)(const char *
                                 void *user);
 
 /* Call fn for every outermost entry the snapshot recorded as denied (a
- * denied directory stands for everything below it), with its absolute path
- * and whether it is a directory. The namespace floor masks them. Returns
- * how many. */
-size_t pd_scan_each_denied_top(const struct pd_scan *s,
-                               void (*fn)(const char *path, bool dir, void *user), void *user);
+ * denied directory stands for everything below it), with its absolute path.
+ * The namespace floor masks them (the kind of mask is chosen by what the
+ * path is when it is mounted). Returns how many. */
+size_t pd_scan_each_denied_top(const struct pd_scan *s, void (*fn)(const char *path, void *user),
+                               void *user);
 
 /* Called for each regular file the run created or changed (scan_changed.c):
  * path absolute; fd open for reading (no link followed; a file of the user's

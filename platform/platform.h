@@ -66,6 +66,9 @@ enum pd_keep_mode {
     PD_KEEP_EXEC,  /* read-only, execution allowed */
     PD_KEEP_WRITE, /* writable */
 };
+/* At most this many keep entries (the child opens each before the private
+ * /tmp hides it, on its stack). */
+#define PD_NS_KEEP_MAX 64
 struct pd_keep {
     const char *path;
     enum pd_keep_mode mode;

@@ -17,8 +17,6 @@
 
 #include "platform/linux/backend.h"
 
-#define KEEP_MAX 64
-
 /* The flags a bind mount already has, as mount(2) flags: a remount in a
  * user namespace must repeat the locked ones (nosuid, nodev, noexec and
  * the atime mode) or fail with EPERM. */
@@ -125,12 +123,13 @@ int pd_ns_private_tmp(const struct pd_ns_spec *ns, char *err, size_t errlen)
         pd_errf(err, errlen, "mount namespace: make / private: %s", strerror(e));
         return e == EPERM || e == EACCES ? PD_NS_REFUSE : -1;
     }
-    if (ns->nkeep > KEEP_MAX) {
-        pd_errf(err, errlen, "mount namespace: %zu paths to keep, at most %d", ns->nkeep, KEEP_MAX);
+    if (ns->nkeep > PD_NS_KEEP_MAX) {
+        pd_errf(err, errlen, "mount namespace: %zu paths to keep, at most %d", ns->nkeep,
+                PD_NS_KEEP_MAX);
         return -1;
     }
     /* Open what is kept before the tmpfs hides it. */
-    int fds[KEEP_MAX];
+    int fds[PD_NS_KEEP_MAX];
     int rc = -1;
     size_t opened = 0;
     for (; opened < ns->nkeep; opened++) {
