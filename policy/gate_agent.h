@@ -15,4 +15,17 @@ struct cJSON;
 bool pd_gate_agent(const struct pd_ctx *c, const char *tool, const struct cJSON *input,
                    struct pd_verdict *v);
 
+/* Is tool one of the agents' shell tools (Bash, shell, exec_command,
+ * local_shell, container.exec)? Their allowed calls are what the routing hook
+ * runs under `paldron exec`. */
+bool pd_agent_is_shell_tool(const char *tool);
+
+/* Is command (a shell tool's command text) an apply_patch invocation that the
+ * client applies itself - Codex intercepts `apply_patch <<'EOF' ... EOF`,
+ * `apply_patch 'PATCH'` (also applypatch, after `cd DIR &&`)? pd_gate_agent
+ * judges such a call as a patch (every file it adds, updates, deletes or
+ * moves), and the routing hook does not rewrite it, so that the client still
+ * recognises it. */
+bool pd_agent_shell_is_patch(const char *command);
+
 #endif

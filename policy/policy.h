@@ -240,6 +240,11 @@ bool pd_git_builtin_pattern(const char *pattern);
 #define PD_REASON_NETWORK       "network disabled"
 #define PD_REASON_GUARDRAIL     "guardrail"
 #define PD_REASON_UNRESOLVABLE  "unresolvable path"
+/* pd_gate_shell: nothing is denied literally, but some part of the command
+ * cannot be read statically (an expansion, a glob, code a program runs, a
+ * cd, ...). Static-only hook mode denies it; the routing hook runs it under
+ * `paldron exec`, where the sandbox judges what it really does. */
+#define PD_REASON_UNJUDGED "cannot judge statically"
 
 struct pd_verdict {
     bool deny;
