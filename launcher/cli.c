@@ -69,6 +69,9 @@ static const struct opt options[] = {
     {"--interactive", OPT_FLAG, "exec"},
     {"--log", OPT_VALUE, "exec"},
     {"--timeout", OPT_VALUE, "exec"},
+    {"--workspace", OPT_VALUE, "exec check"},
+    {"--routed", OPT_FLAG, "exec"},
+    {"--no-route", OPT_FLAG, "check"},
     {"--op", OPT_VALUE, "explain"},
 };
 
@@ -95,6 +98,12 @@ static int set_value(struct pd_cli *cli, const char *name, const char *value)
             return PD_EXIT_BROKEN;
         }
         cli->tool = value;
+    } else if (strcmp(name, "--workspace") == 0) {
+        if (value[0] != '/') {
+            pd_err("--workspace needs an absolute directory, got '%s'", value);
+            return PD_EXIT_BROKEN;
+        }
+        cli->workspace = value;
     } else if (strcmp(name, "--log") == 0) {
         cli->log = value;
     } else if (strcmp(name, "--op") == 0) {
@@ -126,6 +135,10 @@ static void set_flag(struct pd_cli *cli, const char *name)
         cli->audit = true;
     else if (strcmp(name, "--interactive") == 0)
         cli->interactive = true;
+    else if (strcmp(name, "--routed") == 0)
+        cli->routed = true;
+    else if (strcmp(name, "--no-route") == 0)
+        cli->no_route = true;
 }
 
 int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)
@@ -205,7 +218,7 @@ int pd_cli_load(const struct pd_cli *cli, struct pd_policy *pol, struct pd_ctx *
         pd_policy_free(pol);
         return PD_EXIT_BROKEN;
     }
-    if (pd_ctx_init(ctx, pol, cwd, getenv("HOME"), &err)) {
+    if (pd_ctx_init(ctx, pol, cli->workspace ? cli->workspace : cwd, getenv("HOME"), &err)) {
         pd_error_format(&err, msg, sizeof msg);
         pd_err("%s", msg);
         pd_policy_free(pol);

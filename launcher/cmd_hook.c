@@ -1,7 +1,14 @@
 /* launcher/cmd_hook.c - `paldron check --hook`: a PreToolUse hook for Claude
  * Code and Codex. One JSON object on stdin; exit 2 blocks the call and feeds
  * stderr to the model. Every other non-zero code lets the call proceed, so in
- * hook mode every failure of Paldron itself is a deny (exit 2), never 1. */
+ * hook mode every failure of Paldron itself is a deny (exit 2), never 1.
+ *
+ * Routing (the default, policy key hook_route): a shell call that the static
+ * gate allows, or cannot judge, is allowed rewritten to run under `paldron
+ * exec --routed` (launcher/hook_route.c); only what it names literally and
+ * the policy denies is blocked here. Static-only mode (--no-route,
+ * hook_route = false) blocks what it cannot judge and lets the rest run
+ * bare, which allowed interpreters and shells make advisory: it says so. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,9 +18,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "launcher/hook.h"
 #include "launcher/launcher.h"
-
-#define HOOK_INPUT_MAX (16u << 20)
+#include "policy/gate_agent.h"
 
 static void print_decision(const char *decision, const char *reason)
 {
@@ -41,15 +48,20 @@ static const char *advice(const struct pd_verdict *v)
         return "This path is protected (it can run code later or changes agent settings): ask "
                "the user to change it.";
     if (strcmp(r, PD_REASON_OUTSIDE_WS) == 0)
-        return "Work inside the workspace.";
+        return "Work inside the project (the workspace).";
     if (strcmp(r, PD_REASON_OUTSIDE_ALLOW) == 0)
-        return "Write only inside the directories of allow_paths.";
+        return "Write only inside the directories of allow_paths (the policy refuses writes "
+               "anywhere else).";
     if (strcmp(r, PD_REASON_BINARY) == 0)
         return "Use one of the programs of allow_binaries.";
     if (strcmp(r, PD_REASON_NETWORK) == 0)
         return "Network access is disabled by the policy: work offline.";
     if (strcmp(r, "shell reads piped input") == 0)
         return "Save the script to a file, show it to the user, and run the file.";
+    if (strcmp(r, PD_REASON_UNJUDGED) == 0)
+        return "This hook runs in static-only mode (hook_route = false), which cannot run what it "
+               "cannot read: write the command out plainly, with literal file names and no "
+               "variables, globs or cd.";
     if (strcmp(r, "unparsable command") == 0 || strcmp(r, "dynamic command") == 0)
         return "Write the command out plainly so that every program and file it uses is "
                "visible.";
@@ -78,73 +90,150 @@ __attribute__((format(printf, 1, 2))) static int hook_broken(const char *fmt, ..
     return hook_deny(line);
 }
 
-static char *read_stdin(size_t *len)
+/* TEMPORARY until helpers land (weak, replaced by the real definitions). */
+__attribute__((weak)) bool pd_agent_is_shell_tool(const char *tool)
 {
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        if (n == cap) {
-            if (cap >= HOOK_INPUT_MAX) {
-                free(buf);
-                errno = EFBIG;
-                return NULL;
-            }
-            cap *= 2;
-            char *nb = realloc(buf, cap + 1);
-            if (!nb)
-                break;
-            buf = nb;
-        }
-        ssize_t r = read(STDIN_FILENO, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            break;
-        if (r == 0) {
-            buf[n] = '\0';
-            *len = n;
-            return buf;
-        }
-        n += (size_t)r;
-    }
-    free(buf);
-    return NULL;
+    return strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
+           strcmp(tool, "exec_command") == 0 || strcmp(tool, "local_shell") == 0;
+}
+__attribute__((weak)) bool pd_agent_shell_is_patch(const char *command)
+{
+    return strncmp(command, "apply_patch", 11) == 0;
+}
+static bool pd_shell_program_runs_code(const char *name)
+{
+    static const char *const l[] = {"sh",   "bash", "dash", "zsh",  "python3", "python",
+                                    "node", "perl", "ruby", "make", NULL};
+    for (size_t k = 0; l[k]; k++)
+        if (strcmp(l[k], name) == 0)
+            return true;
+    return false;
 }
 
-static int judge(const struct pd_cli *cli, const char *cwd, const char *tool, const cJSON *input)
+/* Static-only mode lets every allowed call run bare: a shell or an
+ * interpreter that the policy allows runs code the gate never reads. Say
+ * so when the policy is loaded, once per call (the client shows a hook's
+ * stderr in its debug view). */
+static void warn_static_only(const struct pd_policy *pol)
+{
+    const struct pd_strv *ab = &pol->allow_binaries;
+    if (ab->n == 0) {
+        pd_err("warning: static-only hook mode (hook_route = false or --no-route) with no "
+               "allow_binaries: every program may run bare, shells and interpreters included, "
+               "so the gate is advisory for code they run");
+        return;
+    }
+    char list[PD_MSG_MAX] = "";
+    size_t n = 0;
+    for (size_t k = 0; k < ab->n && n < sizeof list; k++)
+        if (pd_shell_program_runs_code(ab->v[k]))
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", ab->v[k]);
+    if (n)
+        pd_err("warning: static-only hook mode (hook_route = false or --no-route): the allowed "
+               "shells and interpreters (%s) run code the gate cannot read, bare on this machine; "
+               "the gate is advisory for them. Routing (the default) runs them in the sandbox.",
+               list);
+}
+
+struct hook_call {
+    const char *tool;
+    const cJSON *input; /* the tool_input object */
+    const char *cwd;    /* the client's working directory (absolute) */
+};
+
+static int route(const struct pd_cli *cli, const struct pd_ctx *ctx, const struct hook_call *h)
+{
+    char self[PD_PATH_MAX], policy[PD_PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return hook_broken("cannot find the paldron binary to route the call: %s", strerror(errno));
+    self[n] = '\0';
+    if (cli->policy && !realpath(cli->policy, policy))
+        return hook_broken("policy %s: %s", cli->policy, strerror(errno));
+    char *text = pd_hook_command_text(h->input);
+    if (!text)
+        return hook_broken("the shell call carries no command to route");
+    struct pd_hook_route r = {.paldron = self,
+                              .policy = cli->policy ? policy : NULL,
+                              .workspace = ctx->workspace,
+                              .timeout = pd_hook_client_timeout(h->input)};
+    char *routed = pd_hook_routed_command(&r, text);
+    free(text);
+    int rc = routed && pd_hook_print_routed(h->input, routed,
+                                            "paldron: allowed; runs under paldron exec (the "
+                                            "sandbox judges what it does)") == 0
+                 ? PD_EXIT_ALLOW
+                 : hook_broken("out of memory");
+    free(routed);
+    return rc;
+}
+
+static int decide(const struct pd_cli *cli, const struct pd_ctx *ctx, const struct hook_call *h)
+{
+    const bool routing = !cli->no_route && ctx->policy->hook_route;
+    if (!routing)
+        warn_static_only(ctx->policy);
+    char *args = cJSON_PrintUnformatted(h->input);
+    if (!args)
+        return hook_broken("out of memory");
+    struct pd_verdict v;
+    struct pd_error err;
+    int rc = pd_gate_tool_call(ctx, h->tool, args, pd_isolation_available(), &v, &err);
+    free(args);
+    if (rc)
+        return hook_broken("%s", err.msg);
+    const bool unjudged = v.deny && v.reason && strcmp(v.reason, PD_REASON_UNJUDGED) == 0;
+    if (v.deny && !(routing && unjudged)) {
+        char line[2 * PD_MSG_MAX];
+        snprintf(line, sizeof line, "deny: %s tool call: %s. %s", h->tool, v.message, advice(&v));
+        return hook_deny(line);
+    }
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(h->input, "command");
+    if (routing && pd_agent_is_shell_tool(h->tool) &&
+        !(cJSON_IsString(cmd) && pd_agent_shell_is_patch(cmd->valuestring)))
+        return route(cli, ctx, h);
+    if (cli->hook_allow_json)
+        print_decision("allow", "allowed by the Paldron policy");
+    return PD_EXIT_ALLOW;
+}
+
+static int judge(const struct pd_cli *cli, const struct hook_call *h)
 {
     struct pd_policy pol;
     struct pd_ctx ctx;
     struct pd_error err;
-    char msg[PD_MSG_MAX + PD_PATH_MAX];
+    char msg[PD_MSG_MAX + PD_PATH_MAX], ws[PD_PATH_MAX];
     if (cli->policy && pd_policy_load(&pol, cli->policy, &err)) {
         pd_error_format(&err, msg, sizeof msg);
-        return hook_broken("%s", msg);
+        return hook_broken("%s", msg); /* a broken policy blocks, never routes */
     }
     if (!cli->policy)
         pd_policy_defaults(&pol);
-    if (pd_ctx_init(&ctx, &pol, cwd, getenv("HOME"), &err)) {
+    if (cli->workspace)
+        snprintf(ws, sizeof ws, "%s", cli->workspace);
+    else if (pd_hook_project(cli->policy, h->cwd, ws, sizeof ws, msg, sizeof msg) != 0) {
         pd_policy_free(&pol);
-        return hook_broken("cwd %s", err.msg);
+        return hook_broken("%s", msg);
+    }
+    if (pd_ctx_init(&ctx, &pol, ws, getenv("HOME"), &err)) {
+        pd_policy_free(&pol);
+        return hook_broken("workspace %s: %s", ws, err.msg);
     }
     pd_ctx_set_path_env(&ctx, getenv("PATH"));
-    char *args = cJSON_PrintUnformatted(input);
-    struct pd_verdict v;
     int rc;
-    if (!args) {
-        rc = hook_broken("out of memory");
-    } else if (pd_gate_tool_call(&ctx, tool, args, pd_isolation_available(), &v, &err)) {
-        rc = hook_broken("%s", err.msg);
-    } else if (v.deny) {
-        char line[2 * PD_MSG_MAX];
-        snprintf(line, sizeof line, "deny: %s tool call: %s. %s", tool, v.message, advice(&v));
+    char real_cwd[PD_PATH_MAX];
+    if (!realpath(h->cwd, real_cwd))
+        rc = hook_broken("the hook's cwd %s: %s", h->cwd, strerror(errno));
+    else if (!pd_path_under(real_cwd, ctx.workspace)) {
+        char line[2 * PD_PATH_MAX + 128];
+        snprintf(line, sizeof line,
+                 "deny: %s tool call: the working directory %s is outside the workspace %s. %s",
+                 h->tool, real_cwd, ctx.workspace, "Work inside the project (the workspace).");
         rc = hook_deny(line);
     } else {
-        if (cli->hook_allow_json)
-            print_decision("allow", "allowed by the Paldron policy");
-        rc = PD_EXIT_ALLOW;
+        snprintf(ctx.cwd, sizeof ctx.cwd, "%s", real_cwd);
+        rc = decide(cli, &ctx, h);
     }
-    free(args);
     pd_ctx_free(&ctx);
     pd_policy_free(&pol);
     return rc;
@@ -153,22 +242,15 @@ static int judge(const struct pd_cli *cli, const char *cwd, const char *tool, co
 int pd_cmd_hook(const struct pd_cli *cli)
 {
     size_t len = 0;
-    char *text = read_stdin(&len);
+    char *text = pd_hook_read_stdin(&len);
     if (!text)
         return hook_broken("cannot read the hook input: %s", strerror(errno));
-    if (len == 0 || strspn(text, " \t\r\n") == len) {
-        free(text);
-        return hook_broken("the hook input on stdin is empty");
-    }
-    const char *end = NULL;
-    cJSON *in = cJSON_ParseWithOpts(text, &end, true);
-    if (!in || !cJSON_IsObject(in)) {
-        size_t off = end ? (size_t)(end - text) : 0;
-        free(text);
-        cJSON_Delete(in);
-        return hook_broken("the hook input is not a JSON object (error near byte %zu)", off);
-    }
+    cJSON *in = NULL;
+    char why[PD_MSG_MAX];
+    int bad = pd_hook_parse(text, len, &in, why, sizeof why);
     free(text);
+    if (bad)
+        return hook_broken("%s", why);
     const cJSON *event = cJSON_GetObjectItemCaseSensitive(in, "hook_event_name");
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(in, "tool_name");
     const cJSON *input = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
@@ -190,7 +272,10 @@ int pd_cmd_hook(const struct pd_cli *cli)
         rc = hook_broken("getcwd: %s", strerror(errno));
     else {
         cJSON *empty = input ? NULL : cJSON_CreateObject();
-        rc = judge(cli, cwd ? cwd->valuestring : here, tool->valuestring, input ? input : empty);
+        const struct hook_call h = {.tool = tool->valuestring,
+                                    .input = input ? input : empty,
+                                    .cwd = cwd ? cwd->valuestring : here};
+        rc = judge(cli, &h);
         cJSON_Delete(empty);
     }
     cJSON_Delete(in);

@@ -74,6 +74,11 @@ struct pd_exec_plan {
     long long timeout_sec; /* 0: no deadline (interactive only) */
     bool keep_background;
     bool interactive; /* --interactive: the command shares paldron's stdio and process group */
+    bool routed;      /* --routed: output and exit status pass through (exec_routed.c) */
+    char cwd[PD_PATH_MAX]; /* where the command starts: the workspace, or a folder in it */
+    /* The repository's git directory (and a linked work tree's common
+     * one) made writable because the policy allows git ("" = none). */
+    char git_roots[2][PD_PATH_MAX];
     struct pd_rundir rundir; /* isolated only */
     struct pd_live *live;    /* the live gate (preload), NULL when not injected */
     char cache[PD_PATH_MAX]; /* the persistent cache folder, "" if none (exec_cache.c) */
@@ -146,6 +151,11 @@ int pd_exec_cache_plan(struct pd_exec_plan *p, struct pd_ctx *ctx);
  * created, and the line says why. Before the kernel rules are built: they
  * grant nothing on a path that does not exist. */
 void pd_exec_make_roots(const struct pd_ctx *ctx, FILE *out);
+/* exec_git_root.c: when the policy allows git, the git directory of the
+ * workspace's repository (and its common directory) become writable roots
+ * of the gate (pd_ctx_add_root) and of the kernel (p->git_roots), unless a
+ * writable root holds them already. Returns 0, or -1 (ENOMEM). */
+int pd_exec_git_roots(struct pd_exec_plan *p, struct pd_ctx *c);
 
 /* exec_sandbox.c: fill p->spec, p->lists and p->limits from the context,
  * the program and the temp home. Returns 0 or -1 (ENOMEM). */
@@ -245,7 +255,27 @@ struct pd_exec_opts {
     bool audit;        /* --audit: the live gate only logs */
     bool interactive;  /* --interactive: terminal passed through, nothing captured */
     const char *log;   /* --log FILE: every live-gate record as a JSON line */
+    bool routed;       /* --routed: argv is one shell command text (exec_routed.c) */
+    const char *cwd;   /* the real working directory, inside the workspace; NULL = it */
 };
+
+/* exec_routed.c: a hook-routed call. argv[0] is the command text the agent
+ * wrote; *out becomes the argv to run: the text's words when it is one
+ * plain command (no shell syntax, no builtin: the program runs directly,
+ * as `exec -- argv` would, and costs no shell), else Paldron's own shell
+ * (PD_ROUTED_SHELL -c TEXT). *own_shell says which: Paldron's shell is not
+ * judged against allow_binaries (every program it starts is). Returns 0,
+ * or -1 (ENOMEM). Free *out with pd_exec_routed_free. */
+#define PD_ROUTED_SHELL "/bin/bash"
+int pd_exec_routed_argv(const struct pd_ctx *c, const char *text, const char *cwd, char ***out,
+                        int *argc, bool *own_shell);
+void pd_exec_routed_free(char **argv);
+/* The routed result: the command's stdout and stderr as they were (after
+ * the output scan), the verdict lines, and the command's exit status (a
+ * denial with status 0 ends 2; a timeout 124; a signal 128+N; a sandbox
+ * error 126). */
+int pd_exec_routed_report(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
+                          struct pd_findings *deny);
 int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts);
 
 #endif

@@ -146,8 +146,9 @@ void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int er
         if (dup2(null, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
             fail(errfd, "dup2", NULL, errno, NULL);
     }
-    if (chdir(p->ctx->workspace) != 0)
-        fail(errfd, "chdir", p->ctx->workspace, errno, NULL);
+    const char *dir = p->cwd[0] ? p->cwd : p->ctx->workspace;
+    if (chdir(dir) != 0)
+        fail(errfd, "chdir", dir, errno, NULL);
     if (cloexec_from_3() != 0)
         fail(errfd, "close descriptors", NULL, errno, NULL);
     if (p->isolated) {

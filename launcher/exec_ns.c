@@ -275,7 +275,7 @@ int pd_exec_ns_plan(struct pd_exec_plan *p, const struct pd_scan *scan)
     memset(ns, 0, sizeof *ns);
     ns->enable = pol->namespaces;
     ns->require = pol->require_namespaces;
-    ns->workdir = p->ctx->workspace;
+    ns->workdir = p->cwd[0] ? p->cwd : p->ctx->workspace;
     p->ns.report =
         mmap(NULL, sizeof *p->ns.report, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p->ns.report == MAP_FAILED) {

@@ -98,7 +98,7 @@ static int resolve(struct pd_exec_plan *p, const char *name, bool missing)
                  strerror(errno == EACCES ? EACCES : ENOENT));
     else
         snprintf(msg, sizeof msg, "exec: \"%s\": executable file not found in $PATH", name);
-    if (!p->interactive)
+    if (!p->interactive && !p->routed)
         pd_exec_print_sandbox_error(msg);
     pd_err("sandbox: %s", msg);
     return -1;
@@ -211,19 +211,40 @@ static void remove_rundir(struct pd_exec_plan *p, const struct pd_exec_outcome *
     p->rundir.path[0] = '\0'; /* one attempt, one warning */
 }
 
-static long long run_timeout(const struct pd_policy *pol, long long cli_timeout)
+static long long run_timeout(const struct pd_policy *pol, long long cli_timeout, bool routed)
 {
+    /* A routed call runs as long as the agent's client lets it (the hook
+     * passes the client's timeout), unless the policy file sets a limit. */
+    if (routed && cli_timeout > 0 && !pol->timeout_sec_set)
+        return cli_timeout;
     if (cli_timeout <= 0 || cli_timeout == pol->timeout_sec)
         return pol->timeout_sec;
     if (cli_timeout < pol->timeout_sec)
         return cli_timeout;
     /* The policy's limit is the policy: the command line may shorten it. */
-    pd_err("warning: --timeout %lld is longer than the policy's timeout_sec = %lld; using %lld",
-           cli_timeout, pol->timeout_sec, pol->timeout_sec);
+    if (!routed)
+        pd_err("warning: --timeout %lld is longer than the policy's timeout_sec = %lld; using %lld",
+               cli_timeout, pol->timeout_sec, pol->timeout_sec);
     return pol->timeout_sec;
 }
 
-int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts)
+/* The argv gate; a routed call's program only (the hook judged the
+ * command, the sandbox judges what it does), and nothing for Paldron's own
+ * shell. */
+static void gate(const struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts,
+                 bool own_shell, struct pd_verdict *v, bool *missing)
+{
+    *missing = false;
+    if (own_shell)
+        pd_verdict_allow(v);
+    else if (opts->routed)
+        pd_gate_binary(ctx, argv[0], opts->cwd, v, missing);
+    else
+        pd_gate_argv(ctx, argc, argv, v, missing);
+}
+
+static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts,
+               bool own_shell)
 {
     const struct pd_policy *pol = ctx->policy;
     struct pd_verdict v;
@@ -231,7 +252,7 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     int rc = PD_EXIT_BROKEN;
     ensure_std_fds();
 
-    pd_gate_argv(ctx, argc, argv, &v, &missing);
+    gate(ctx, argc, argv, opts, own_shell, &v, &missing);
     if (v.deny) {
         /* a program outside allow_binaries: say what to add (issue 11, item 9) */
         bool program = v.key && strcmp(v.key, "allow_binaries") == 0;
@@ -259,10 +280,12 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     p->ctx = ctx;
     p->isolated = pol->require_os_isolation;
     p->interactive = opts->interactive;
+    p->routed = opts->routed;
+    snprintf(p->cwd, sizeof p->cwd, "%s", opts->cwd ? opts->cwd : "");
     p->keep_background = pol->keep_background;
     /* Interactive: the policy's timeout_sec is the limit of one captured
      * command; a session lasts until it ends, or --timeout. */
-    p->timeout_sec = p->interactive ? opts->timeout : run_timeout(pol, opts->timeout);
+    p->timeout_sec = p->interactive ? opts->timeout : run_timeout(pol, opts->timeout, opts->routed);
     if (p->interactive && p->keep_background) {
         /* The keeper runs the command in a session of its own, out of the
          * terminal's reach: the stricter rule applies instead. */
@@ -282,6 +305,10 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
         goto out;
     /* before the kernel rules, which grant nothing on a missing folder */
     pd_exec_make_roots(ctx, stderr);
+    if (pd_exec_git_roots(p, ctx) != 0) {
+        pd_err("sandbox: %s", strerror(errno));
+        goto out;
+    }
     /* the repositories that exist now: the live gate's policy protects
      * their config and hooks, so this comes before it is compiled */
     git_scan = pd_git_scan_before(ctx);
@@ -372,7 +399,7 @@ int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_
     /* The run directory goes before anything is printed: a reader that
      * went away (SIGPIPE) must not leave it behind. */
     remove_rundir(p, o);
-    rc = pd_exec_report(p, o, &deny);
+    rc = p->routed ? pd_exec_routed_report(p, o, &deny) : pd_exec_report(p, o, &deny);
 out:
     pd_scan_free(scan);
     pd_git_scan_free(git_scan);
@@ -395,5 +422,25 @@ out:
     free(o);
     /* A signal that came before the run could handle it acts now. */
     sigprocmask(SIG_SETMASK, &saved, NULL);
+    return rc;
+}
+
+int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts)
+{
+    if (!opts->routed)
+        return run(ctx, argc, argv, opts, false);
+    if (argc != 1) {
+        pd_err("exec --routed takes one command text after -- (got %d arguments)", argc);
+        return PD_EXIT_BROKEN;
+    }
+    char **rargv;
+    int rargc;
+    bool own_shell;
+    if (pd_exec_routed_argv(ctx, argv[0], opts->cwd, &rargv, &rargc, &own_shell) != 0) {
+        pd_err("out of memory");
+        return PD_EXIT_BROKEN;
+    }
+    int rc = run(ctx, rargc, rargv, opts, own_shell);
+    pd_exec_routed_free(rargv);
     return rc;
 }

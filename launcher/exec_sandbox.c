@@ -141,7 +141,7 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->read[n++] = "/run/systemd/resolve"; /* the stub resolver's resolv.conf */
     s->read_paths = (struct pd_path_list){l->read, n};
 
-    l->write = calloc(c->npolicy_roots + 3, sizeof *l->write);
+    l->write = calloc(c->npolicy_roots + 6, sizeof *l->write);
     if (!l->write) {
         pd_exec_spec_free(p);
         errno = ENOMEM;
@@ -150,6 +150,9 @@ int pd_exec_spec(struct pd_exec_plan *p)
     n = 0;
     for (size_t k = 0; k < c->npolicy_roots; k++)
         l->write[n++] = c->roots[k];
+    for (size_t k = 0; k < 2; k++) /* git allowed: its repository's git directory */
+        if (p->git_roots[k][0])
+            l->write[n++] = p->git_roots[k];
     l->write[n++] = p->rundir.home;
     l->write[n++] = "/dev/shm";
     /* the persistent cache folder (exec_cache.c); listed here also so that

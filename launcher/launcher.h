@@ -25,6 +25,9 @@ struct pd_cli {
     const char *log;      /* --log FILE (exec) */
     const char *op;       /* --op OP (explain) */
     long long timeout;    /* --timeout SEC (exec), 0 = from the policy */
+    const char *workspace; /* --workspace DIR (exec, check): the project; cwd lies in it */
+    bool routed;          /* --routed (exec): a hook-routed shell call (launcher/exec_routed.c) */
+    bool no_route;        /* --no-route (check --hook): static gate only */
     bool dashdash;        /* the positionals came after "--" */
     int argc;             /* positionals (after options, or after --) */
     char **argv;

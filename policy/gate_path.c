@@ -127,10 +127,10 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
     v->op = op;
     snprintf(v->subject, sizeof v->subject, "%s", path);
     v->resolved[0] = '\0';
-    int rc = follow ? pd_path_normalize(base ? base : c->workspace, c->home, path, v->resolved,
-                                        sizeof v->resolved)
-                    : pd_path_normalize_name(base ? base : c->workspace, c->home, path, v->resolved,
-                                             sizeof v->resolved);
+    if (!base)
+        base = c->cwd[0] ? c->cwd : c->workspace;
+    int rc = follow ? pd_path_normalize(base, c->home, path, v->resolved, sizeof v->resolved)
+                    : pd_path_normalize_name(base, c->home, path, v->resolved, sizeof v->resolved);
     if (rc != 0) {
         snprintf(rule, sizeof rule, "%s", strerror(errno));
         deny(v, c, PD_REASON_UNRESOLVABLE, "path", NULL, rule);

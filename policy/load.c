@@ -264,6 +264,7 @@ static int handle_entry(struct loader *L, const struct pd_toml_entry *e, int idx
     default:
         break;
     }
+    const bool nonzero_int = v.type == PD_TOML_INT && v.i != 0;
     pd_toml_value_free(&v);
     if (rc && idx == PD_KEYIDX_jev_threshold) {
         if (!(p->jev_threshold >= 0.0 && p->jev_threshold <= 1.0))
@@ -275,6 +276,8 @@ static int handle_entry(struct loader *L, const struct pd_toml_entry *e, int idx
     }
     if (rc && idx == PD_KEYIDX_protected_paths)
         p->protected_paths_set = true;
+    if (rc && idx == PD_KEYIDX_timeout_sec && nonzero_int)
+        p->timeout_sec_set = true;
     /* presets ("@python") become plain names here, so no gate sees them */
     if (rc && idx == PD_KEYIDX_allow_binaries &&
         pd_presets_expand(&p->allow_binaries, msg, sizeof msg) != 0)

@@ -40,6 +40,7 @@ struct pd_policy {
 #define PD_KEY_ENUM(name, ctype, def, parse, doc) ctype name;
 #include "policy/policy_keys.def"
     bool protected_paths_set; /* protected_paths given: replaces the built-in list */
+    bool timeout_sec_set;     /* timeout_sec given (not 0): a routed call keeps it */
 };
 
 /* max_memory_mb = "unlimited" (or -1): no data limit (policy/load.c). */
@@ -186,6 +187,10 @@ struct pd_ctx {
     char workspace[PD_PATH_MAX]; /* real path of the workspace */
     char home[PD_PATH_MAX];      /* real path of the user's home ("" if unknown) */
     char path_env[PD_PATH_MAX];  /* PATH used to resolve bare program names */
+    /* Where a tool call's relative paths start when no base is given: the
+     * client's working directory, a folder of the workspace ("" = the
+     * workspace). Set by the hook; exec and the live gate pass their base. */
+    char cwd[PD_PATH_MAX];
     /* Writable roots: allow_paths directories (resolved) or the workspace,
      * plus roots added with pd_ctx_add_root (temp home, /dev/shm). */
     char **roots;

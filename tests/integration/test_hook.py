@@ -3,6 +3,7 @@ fed to the real binary; exit code, stderr and the stdout JSON decision."""
 
 import json
 import os
+import subprocess
 
 from harness import PaldronTest, Workspace, main
 
@@ -43,6 +44,8 @@ class HookTest(PaldronTest):
         self.ws.write(".env", "API_KEY=sk-test-123\n")
         self.ws.write("src/app.py", "print('hi')\n")
         self.pol = self.ws.policy(POLICY)
+        # a repository: the project (the workspace of every call) is its root
+        subprocess.run(["git", "init", "-q", self.ws.path], check=True)
         # the hook runs from elsewhere: paths are judged against "cwd" of the input
         self.elsewhere = self.ws.outside
 
@@ -66,6 +69,16 @@ class HookTest(PaldronTest):
         self.assertRun(r, 0)
         self.assertEqual(r.out, "", repr(r))
         self.assertEqual(r.err, "", repr(r))
+
+    def assertRouted(self, r, command):
+        """Allowed, rewritten to run under `paldron exec --routed`."""
+        self.assertRun(r, 0)
+        self.assertEqual(r.err, "", repr(r))
+        out = json.loads(r.out)["hookSpecificOutput"]
+        self.assertEqual(out["permissionDecision"], "allow", repr(r))
+        routed = out["updatedInput"]["command"]
+        self.assertIn(" exec --routed ", routed)
+        self.assertTrue(routed.endswith(" -- '" + command.replace("'", "'\\''") + "'"), routed)
 
     def bash(self, command, make=claude):
         return self.hook(make(self.ws.path, "Bash", {"command": command, "description": "run"}))
@@ -126,8 +139,9 @@ class HookTest(PaldronTest):
         self.assertDenied(r, "needs network access")
 
     def test_git_status_allowed(self):
-        self.assertAllowed(self.bash("git status"))
-        self.assertAllowed(self.bash("ls -la src && cat src/app.py | grep hi"))
+        self.assertRouted(self.bash("git status"), "git status")
+        self.assertRouted(self.bash("ls -la src && cat src/app.py | grep hi"),
+                          "ls -la src && cat src/app.py | grep hi")
 
     def test_allow_json(self):
         r = self.hook(claude(self.ws.path, "Bash", {"command": "git status"}), ["--hook-allow-json"])
@@ -144,7 +158,7 @@ class HookTest(PaldronTest):
     # --- Codex -------------------------------------------------------------
     def test_codex_bash(self):
         self.assertDenied(self.bash("cat .env", make=codex), ".env (policy deny_glob)")
-        self.assertAllowed(self.bash("git status", make=codex))
+        self.assertRouted(self.bash("git status", make=codex), "git status")
 
     def test_codex_apply_patch(self):
         patch = "*** Begin Patch\n*** Add File: src/.env\n+X=1\n*** End Patch\n"

@@ -1,0 +1,71 @@
+/* launcher/hook_project.c - the workspace of a hook call: the project, not
+ * wherever the client happens to stand. The client gives its current
+ * directory (`cwd`), which is the project root or a folder in it (Claude
+ * Code after a `cd`, a client started in a sub-folder, a Codex `workdir`).
+ * Judging paths - and routing the call - with that folder as the workspace
+ * would make the project's own files "outside the workspace" and a `cd ~`
+ * would make the home the workspace. So: the folder of the policy file when
+ * cwd lies in it, or the git repository (work tree) around cwd, whichever
+ * is nearer to cwd (a user-wide ~/.paldron.toml does not make the home the
+ * project of every repository below it; a sub-project's own policy in a
+ * monorepo makes the sub-project the workspace); else cwd. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "launcher/hook.h"
+
+/* The nearest folder from dir upwards that holds a .git (folder, or the
+ * file of a linked work tree or submodule). */
+static bool git_root(const char *dir, char *out, size_t outlen)
+{
+    char cur[PD_PATH_MAX], probe[PD_PATH_MAX + 8];
+    struct stat st;
+    snprintf(cur, sizeof cur, "%s", dir);
+    for (;;) {
+        snprintf(probe, sizeof probe, "%s/.git", strcmp(cur, "/") == 0 ? "" : cur);
+        if (lstat(probe, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+            snprintf(out, outlen, "%s", cur);
+            return true;
+        }
+        char *slash = strrchr(cur, '/');
+        if (!slash || strcmp(cur, "/") == 0)
+            return false;
+        if (slash == cur)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+}
+
+int pd_hook_project(const char *policy, const char *cwd, char *out, size_t outlen, char *why,
+                    size_t whylen)
+{
+    char real_cwd[PATH_MAX], dir[PATH_MAX];
+    if (!realpath(cwd, real_cwd)) {
+        snprintf(why, whylen, "the hook's cwd %s: %s", cwd, strerror(errno));
+        return -1;
+    }
+    bool have_policy_dir = false;
+    if (policy && realpath(policy, dir)) {
+        char *slash = strrchr(dir, '/');
+        if (slash == dir)
+            slash[1] = '\0';
+        else if (slash)
+            *slash = '\0';
+        have_policy_dir = pd_path_under(real_cwd, dir) != NULL;
+    }
+    char repo[PD_PATH_MAX];
+    bool have_repo = git_root(real_cwd, repo, sizeof repo);
+    /* both lie above cwd, so the longer one is the nearer */
+    if (have_policy_dir && (!have_repo || strlen(dir) >= strlen(repo)))
+        snprintf(out, outlen, "%s", dir);
+    else if (have_repo)
+        snprintf(out, outlen, "%s", repo);
+    else
+        snprintf(out, outlen, "%s", real_cwd);
+    return 0;
+}
