@@ -74,8 +74,9 @@ int pd_exec_routed_argv(const struct pd_ctx *c, const char *text, const char *cw
     if (pd_sh_parse(text, &s, err, sizeof err) == 0) {
         if (plain_command(c, &s, cwd)) {
             const struct pd_sh_cmd *cmd = &s.cmds[0];
-            char **v = calloc(cmd->nwords + 1, sizeof *v);
-            for (size_t k = 0; v && k < cmd->nwords; k++)
+            const size_t n = cmd->nwords;
+            char **v = calloc(n + 1, sizeof *v);
+            for (size_t k = 0; v && k < n; k++)
                 if (!(v[k] = strdup(cmd->words[k].text))) {
                     pd_exec_routed_free(v);
                     v = NULL;
@@ -84,7 +85,7 @@ int pd_exec_routed_argv(const struct pd_ctx *c, const char *text, const char *cw
             if (!v)
                 return -1;
             *out = v;
-            *argc = (int)cmd->nwords;
+            *argc = (int)n;
             *own_shell = false;
             return 0;
         }
