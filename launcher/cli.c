@@ -72,6 +72,7 @@ static const struct opt options[] = {
     {"--workspace", OPT_VALUE, "exec check"},
     {"--routed", OPT_FLAG, "exec"},
     {"--no-route", OPT_FLAG, "check"},
+    {"--policy-from-git-root", OPT_FLAG, "check"},
     {"--op", OPT_VALUE, "explain"},
 };
 
@@ -139,6 +140,8 @@ static void set_flag(struct pd_cli *cli, const char *name)
         cli->routed = true;
     else if (strcmp(name, "--no-route") == 0)
         cli->no_route = true;
+    else if (strcmp(name, "--policy-from-git-root") == 0)
+        cli->policy_from_git_root = true;
 }
 
 int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)

@@ -10,7 +10,8 @@
 static void check_help(void)
 {
     fputs("usage: paldron check [--policy FILE] [--json] -- TOOL ['JSON-ARGS']\n"
-          "       paldron check [--policy FILE] --hook [--hook-allow-json] < hook-input.json\n"
+          "       paldron check [--policy FILE | --policy-from-git-root] --hook [--no-route]\n"
+          "                     [--workspace DIR] [--hook-allow-json] < hook-input.json\n"
           "\n"
           "Judge one tool call without running anything. TOOL is a tool name (read_file,\n"
           "write_file, edit_file, list_dir, execute_code, git_ops, network tools, or any\n"
@@ -23,6 +24,17 @@ static void check_help(void)
           "                 exit 2 with the reason on stderr and the JSON decision on stdout;\n"
           "                 every internal error is a deny too (exit 2), never exit 1\n"
           "  --hook-allow-json  on allow, print an explicit allow decision (default: nothing)\n"
+          "  --no-route     static-only hook: an allowed shell call runs bare, one the gate\n"
+          "                 cannot judge is denied (default: routed, see below)\n"
+          "  --policy-from-git-root  the policy is .paldron.toml at the root of the git work\n"
+          "                 tree around the call's cwd (missing: the call is denied)\n"
+          "  --workspace DIR  the project (default: the policy's folder or the git work\n"
+          "                 tree around cwd, whichever is nearer to cwd)\n"
+          "\n"
+          "Routing: a shell call (Bash, shell, exec_command) that the gate allows or cannot\n"
+          "judge statically is allowed with hookSpecificOutput.updatedInput.command = the\n"
+          "call under 'paldron exec --routed' with the same policy; only what it names\n"
+          "literally and the policy denies is denied here (docs/integrations.md).\n"
           "\n"
           "Exit: 0 allow (stdout 'paldron: allow TOOL'), 2 deny (stderr 'paldron: deny: ...'),\n"
           "1 broken (bad policy, bad JSON, usage).\n",
@@ -60,6 +72,16 @@ int pd_cmd_check(const struct pd_cli *cli)
     if (cli->help) {
         check_help();
         return PD_EXIT_ALLOW;
+    }
+    if (!cli->hook && (cli->no_route || cli->policy_from_git_root || cli->workspace)) {
+        pd_err("--no-route, --policy-from-git-root and --workspace go with --hook");
+        return PD_EXIT_BROKEN;
+    }
+    if (cli->hook && cli->policy && cli->policy_from_git_root) {
+        /* hook mode: a broken setup blocks (exit 2), never lets the call run */
+        pd_err("hook: --policy and --policy-from-git-root exclude each other; the tool call is "
+               "blocked");
+        return PD_EXIT_DENY;
     }
     if (cli->hook)
         return pd_cmd_hook(cli);

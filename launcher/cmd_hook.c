@@ -136,25 +136,26 @@ static void warn_static_only(const struct pd_policy *pol)
 }
 
 struct hook_call {
+    const char *policy; /* the policy file, NULL for the built-in defaults */
     const char *tool;
     const cJSON *input; /* the tool_input object */
     const char *cwd;    /* the client's working directory (absolute) */
 };
 
-static int route(const struct pd_cli *cli, const struct pd_ctx *ctx, const struct hook_call *h)
+static int route(const struct pd_ctx *ctx, const struct hook_call *h)
 {
     char self[PD_PATH_MAX], policy[PD_PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
         return hook_broken("cannot find the paldron binary to route the call: %s", strerror(errno));
     self[n] = '\0';
-    if (cli->policy && !realpath(cli->policy, policy))
-        return hook_broken("policy %s: %s", cli->policy, strerror(errno));
+    if (h->policy && !realpath(h->policy, policy))
+        return hook_broken("policy %s: %s", h->policy, strerror(errno));
     char *text = pd_hook_command_text(h->input);
     if (!text)
         return hook_broken("the shell call carries no command to route");
     struct pd_hook_route r = {.paldron = self,
-                              .policy = cli->policy ? policy : NULL,
+                              .policy = h->policy ? policy : NULL,
                               .workspace = ctx->workspace,
                               .timeout = pd_hook_client_timeout(h->input)};
     char *routed = pd_hook_routed_command(&r, text);
@@ -191,7 +192,7 @@ static int decide(const struct pd_cli *cli, const struct pd_ctx *ctx, const stru
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(h->input, "command");
     if (routing && pd_agent_is_shell_tool(h->tool) &&
         !(cJSON_IsString(cmd) && pd_agent_shell_is_patch(cmd->valuestring)))
-        return route(cli, ctx, h);
+        return route(ctx, h);
     if (cli->hook_allow_json)
         print_decision("allow", "allowed by the Paldron policy");
     return PD_EXIT_ALLOW;
@@ -203,15 +204,15 @@ static int judge(const struct pd_cli *cli, const struct hook_call *h)
     struct pd_ctx ctx;
     struct pd_error err;
     char msg[PD_MSG_MAX + PD_PATH_MAX], ws[PD_PATH_MAX];
-    if (cli->policy && pd_policy_load(&pol, cli->policy, &err)) {
+    if (h->policy && pd_policy_load(&pol, h->policy, &err)) {
         pd_error_format(&err, msg, sizeof msg);
         return hook_broken("%s", msg); /* a broken policy blocks, never routes */
     }
-    if (!cli->policy)
+    if (!h->policy)
         pd_policy_defaults(&pol);
     if (cli->workspace)
         snprintf(ws, sizeof ws, "%s", cli->workspace);
-    else if (pd_hook_project(cli->policy, h->cwd, ws, sizeof ws, msg, sizeof msg) != 0) {
+    else if (pd_hook_project(h->policy, h->cwd, ws, sizeof ws, msg, sizeof msg) != 0) {
         pd_policy_free(&pol);
         return hook_broken("%s", msg);
     }
@@ -255,7 +256,7 @@ int pd_cmd_hook(const struct pd_cli *cli)
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(in, "tool_name");
     const cJSON *input = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
     const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(in, "cwd");
-    char here[PD_PATH_MAX];
+    char here[PD_PATH_MAX], found[PD_PATH_MAX];
     int rc;
     if (!cJSON_IsString(event) || strcmp(event->valuestring, "PreToolUse") != 0)
         rc = hook_broken("unexpected hook event %s%s%s (Paldron judges PreToolUse only)",
@@ -270,9 +271,14 @@ int pd_cmd_hook(const struct pd_cli *cli)
         rc = hook_broken("cwd is not an absolute path");
     else if (!cwd && !getcwd(here, sizeof here))
         rc = hook_broken("getcwd: %s", strerror(errno));
+    else if (cli->policy_from_git_root &&
+             pd_hook_policy_from_git_root(cwd ? cwd->valuestring : here, found, sizeof found, why,
+                                          sizeof why) != 0)
+        rc = hook_broken("%s", why); /* no policy found: block, never the defaults */
     else {
         cJSON *empty = input ? NULL : cJSON_CreateObject();
-        const struct hook_call h = {.tool = tool->valuestring,
+        const struct hook_call h = {.policy = cli->policy_from_git_root ? found : cli->policy,
+                                    .tool = tool->valuestring,
                                     .input = input ? input : empty,
                                     .cwd = cwd ? cwd->valuestring : here};
         rc = judge(cli, &h);

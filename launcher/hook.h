@@ -24,6 +24,11 @@ int pd_hook_parse(const char *text, size_t len, struct cJSON **out, char *why, s
 int pd_hook_project(const char *policy, const char *cwd, char *out, size_t outlen, char *why,
                     size_t whylen);
 
+/* --policy-from-git-root: <work tree root around cwd>/.paldron.toml, which
+ * must exist. Returns 0, or -1 with why (no repository, no policy there). */
+int pd_hook_policy_from_git_root(const char *cwd, char *out, size_t outlen, char *why,
+                                 size_t whylen);
+
 /* hook_route.c: what the routing hook needs to rewrite a shell call. */
 struct pd_hook_route {
     const char *paldron;   /* absolute path of this paldron binary */

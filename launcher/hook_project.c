@@ -41,6 +41,32 @@ static bool git_root(const char *dir, char *out, size_t outlen)
     }
 }
 
+int pd_hook_policy_from_git_root(const char *cwd, char *out, size_t outlen, char *why,
+                                 size_t whylen)
+{
+    char real_cwd[PATH_MAX], root[PD_PATH_MAX];
+    struct stat st;
+    if (!realpath(cwd, real_cwd)) {
+        snprintf(why, whylen, "the hook's cwd %s: %s", cwd, strerror(errno));
+        return -1;
+    }
+    if (!git_root(real_cwd, root, sizeof root)) {
+        snprintf(why, whylen,
+                 "--policy-from-git-root: %s is in no git repository, so there is no policy to "
+                 "apply",
+                 real_cwd);
+        return -1;
+    }
+    snprintf(out, outlen, "%s/.paldron.toml", strcmp(root, "/") == 0 ? "" : root);
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, whylen,
+                 "--policy-from-git-root: no policy at %s (write one, e.g. with 'paldron init')",
+                 out);
+        return -1;
+    }
+    return 0;
+}
+
 int pd_hook_project(const char *policy, const char *cwd, char *out, size_t outlen, char *why,
                     size_t whylen)
 {

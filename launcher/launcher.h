@@ -28,6 +28,7 @@ struct pd_cli {
     const char *workspace; /* --workspace DIR (exec, check): the project; cwd lies in it */
     bool routed;          /* --routed (exec): a hook-routed shell call (launcher/exec_routed.c) */
     bool no_route;        /* --no-route (check --hook): static gate only */
+    bool policy_from_git_root; /* --policy-from-git-root (check --hook) */
     bool dashdash;        /* the positionals came after "--" */
     int argc;             /* positionals (after options, or after --) */
     char **argv;

@@ -215,6 +215,43 @@ class RouteTest(PaldronTest):
         self.assertRun(self.hook(text), 2, "the key \"tool_name\" twice")
 
 
+class PolicyFromGitRootTest(PaldronTest):
+    """--policy-from-git-root: the hook finds the project's policy itself, so
+    that one user-level hook command serves every repository."""
+
+    def setUp(self):
+        self.ws = Workspace()
+        self.addCleanup(self.ws.close)
+        self.ws.write("src/a.txt", "alpha\n")
+        self.ws.write(".paldron.toml", POLICY)
+        subprocess.run(["git", "init", "-q", self.ws.path], check=True)
+
+    def hook(self, cwd, command, extra=()):
+        data = json.dumps(payload(cwd, command))
+        return self.ws.run(["check", "--policy-from-git-root", "--hook"] + list(extra),
+                           input=data, cwd=self.ws.outside)
+
+    def test_policy_at_the_root_of_the_work_tree(self):
+        sub = os.path.join(self.ws.path, "src")
+        r = self.hook(sub, "cat a.txt")
+        self.assertRun(r, 0)
+        cmd = json.loads(r.out)["hookSpecificOutput"]["updatedInput"]["command"]
+        self.assertIn("--policy '%s/.paldron.toml'" % os.path.realpath(self.ws.path), cmd)
+        self.assertRun(self.hook(sub, "cat ../.env"), 2, "paldron: deny: Bash tool call:")
+
+    def test_no_repository_or_no_policy_blocks(self):
+        self.assertRun(self.hook(self.ws.outside, "ls"), 2, "is in no git repository")
+        os.unlink(os.path.join(self.ws.path, ".paldron.toml"))
+        self.assertRun(self.hook(self.ws.path, "ls"), 2, "no policy at")
+
+    def test_conflicting_options(self):
+        r = self.ws.run(["check", "--policy", "x.toml", "--policy-from-git-root", "--hook"],
+                        input="{}")
+        self.assertRun(r, 2, "exclude each other")
+        r = self.ws.run(["check", "--no-route", "--", "read_file", "{}"])
+        self.assertRun(r, 1, "go with --hook")
+
+
 class ExecRoutedTest(PaldronTest):
     def setUp(self):
         self.ws = Workspace(as_user=True)
