@@ -68,10 +68,19 @@ static const char *advice(const struct pd_verdict *v)
     return "Do something else that the policy allows.";
 }
 
+/* The same line for both clients: Claude Code shows the model the JSON
+ * reason, Codex its stderr wrapped as "Command blocked by PreToolUse hook:
+ * <stderr>. Command: ..." - so the stderr line leaves out its final period,
+ * which Codex adds. */
 static int hook_deny(const char *reason_for_model)
 {
-    fprintf(stderr, "paldron: %s\n", reason_for_model);
-    print_decision("deny", reason_for_model);
+    char line[4 * PD_MSG_MAX];
+    snprintf(line, sizeof line, "paldron: %s", reason_for_model);
+    print_decision("deny", line);
+    size_t n = strlen(line);
+    if (n && line[n - 1] == '.')
+        line[n - 1] = '\0';
+    fprintf(stderr, "%s\n", line);
     return PD_EXIT_DENY;
 }
 
