@@ -21,6 +21,7 @@
 #include "launcher/hook.h"
 #include "launcher/launcher.h"
 #include "policy/gate_agent.h"
+#include "policy/shell_programs.h"
 
 static void print_decision(const char *decision, const char *reason)
 {
@@ -62,7 +63,7 @@ static const char *advice(const struct pd_verdict *v)
         return "This hook runs in static-only mode (hook_route = false), which cannot run what it "
                "cannot read: write the command out plainly, with literal file names and no "
                "variables, globs or cd.";
-    if (strcmp(r, "unparsable command") == 0 || strcmp(r, "dynamic command") == 0)
+    if (strcmp(r, "unparsable command") == 0)
         return "Write the command out plainly so that every program and file it uses is "
                "visible.";
     return "Do something else that the policy allows.";
@@ -97,26 +98,6 @@ __attribute__((format(printf, 1, 2))) static int hook_broken(const char *fmt, ..
              "unchecked",
              what);
     return hook_deny(line);
-}
-
-/* TEMPORARY until helpers land (weak, replaced by the real definitions). */
-__attribute__((weak)) bool pd_agent_is_shell_tool(const char *tool)
-{
-    return strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
-           strcmp(tool, "exec_command") == 0 || strcmp(tool, "local_shell") == 0;
-}
-__attribute__((weak)) bool pd_agent_shell_is_patch(const char *command)
-{
-    return strncmp(command, "apply_patch", 11) == 0;
-}
-static bool pd_shell_program_runs_code(const char *name)
-{
-    static const char *const l[] = {"sh",   "bash", "dash", "zsh",  "python3", "python",
-                                    "node", "perl", "ruby", "make", NULL};
-    for (size_t k = 0; l[k]; k++)
-        if (strcmp(l[k], name) == 0)
-            return true;
-    return false;
 }
 
 /* Static-only mode lets every allowed call run bare: a shell or an
@@ -178,6 +159,20 @@ static int route(const struct pd_ctx *ctx, const struct hook_call *h)
     return rc;
 }
 
+/* A shell call that is Codex's apply_patch (a command string, or the argv
+ * ["apply_patch", PATCH]): judged as a patch, and left as it is so that the
+ * client still recognises and applies it itself. */
+static bool is_patch(const cJSON *input)
+{
+    const cJSON *cmd = pd_hook_command_item(input);
+    if (cJSON_IsString(cmd))
+        return pd_agent_shell_is_patch(cmd->valuestring);
+    const cJSON *first = cJSON_IsArray(cmd) ? cJSON_GetArrayItem(cmd, 0) : NULL;
+    return cJSON_IsString(first) && cJSON_GetArraySize(cmd) == 2 &&
+           (strcmp(first->valuestring, "apply_patch") == 0 ||
+            strcmp(first->valuestring, "applypatch") == 0);
+}
+
 static int decide(const struct pd_cli *cli, const struct pd_ctx *ctx, const struct hook_call *h)
 {
     const bool routing = !cli->no_route && ctx->policy->hook_route;
@@ -198,9 +193,7 @@ static int decide(const struct pd_cli *cli, const struct pd_ctx *ctx, const stru
         snprintf(line, sizeof line, "deny: %s tool call: %s. %s", h->tool, v.message, advice(&v));
         return hook_deny(line);
     }
-    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(h->input, "command");
-    if (routing && pd_agent_is_shell_tool(h->tool) &&
-        !(cJSON_IsString(cmd) && pd_agent_shell_is_patch(cmd->valuestring)))
+    if (routing && pd_agent_is_shell_tool(h->tool) && !is_patch(h->input))
         return route(ctx, h);
     if (cli->hook_allow_json)
         print_decision("allow", "allowed by the Paldron policy");

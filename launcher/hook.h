@@ -44,8 +44,11 @@ char *pd_hook_routed_command(const struct pd_hook_route *r, const char *text);
  * "timeout" / "timeout_ms" (milliseconds), else the client's default
  * (120 s); a background call (run_in_background) has no client limit. */
 long long pd_hook_client_timeout(const struct cJSON *tool_input);
-/* The shell tool's command as one text: the string, or an argv array
- * quoted back for the shell. malloc'd; NULL when there is none. */
+/* The shell tool's command: tool_input.command, else .cmd (NULL if none). */
+const struct cJSON *pd_hook_command_item(const struct cJSON *tool_input);
+/* The shell tool's command as one text: the string; the script of a
+ * ["bash", "-lc", SCRIPT] argv; any other argv array quoted back for the
+ * shell. malloc'd; NULL when there is none. */
 char *pd_hook_command_text(const struct cJSON *tool_input);
 /* Print the allow decision whose updatedInput is tool_input with its
  * command replaced by routed (every other key kept, as the clients ask).

@@ -85,13 +85,47 @@ long long pd_hook_client_timeout(const cJSON *in)
     return CLIENT_DEFAULT_TIMEOUT;
 }
 
-char *pd_hook_command_text(const cJSON *in)
+/* ["bash", "-lc", SCRIPT] (also sh, dash, zsh; bare or under /bin,
+ * /usr/bin, /usr/local/bin; -c or -lc): the client's own shell running
+ * SCRIPT. Routed, SCRIPT runs in Paldron's shell: the client's shell is
+ * not the agent's program. */
+static const char *shell_script(const cJSON *argv)
+{
+    static const char *const shells[] = {"bash", "sh", "dash", "zsh", NULL};
+    static const char *const dirs[] = {"", "/bin/", "/usr/bin/", "/usr/local/bin/", NULL};
+    if (cJSON_GetArraySize(argv) != 3)
+        return NULL;
+    const cJSON *a = cJSON_GetArrayItem(argv, 0), *b = cJSON_GetArrayItem(argv, 1),
+                *c = cJSON_GetArrayItem(argv, 2);
+    if (!cJSON_IsString(a) || !cJSON_IsString(b) || !cJSON_IsString(c) ||
+        (strcmp(b->valuestring, "-c") != 0 && strcmp(b->valuestring, "-lc") != 0))
+        return NULL;
+    char name[64];
+    for (size_t d = 0; dirs[d]; d++)
+        for (size_t s = 0; shells[s]; s++) {
+            snprintf(name, sizeof name, "%s%s", dirs[d], shells[s]);
+            if (strcmp(a->valuestring, name) == 0)
+                return c->valuestring;
+        }
+    return NULL;
+}
+
+const cJSON *pd_hook_command_item(const cJSON *in)
 {
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(in, "command");
+    return cmd ? cmd : cJSON_GetObjectItemCaseSensitive(in, "cmd");
+}
+
+char *pd_hook_command_text(const cJSON *in)
+{
+    const cJSON *cmd = pd_hook_command_item(in);
     if (cJSON_IsString(cmd))
         return strdup(cmd->valuestring);
     if (!cJSON_IsArray(cmd) || cJSON_GetArraySize(cmd) == 0)
         return NULL;
+    const char *script = shell_script(cmd);
+    if (script)
+        return strdup(script);
     size_t cap = 1;
     const cJSON *it;
     cJSON_ArrayForEach(it, cmd)
@@ -124,6 +158,9 @@ int pd_hook_print_routed(const cJSON *tool_input, const char *routed, const char
     if (h && upd && cmd && cJSON_AddStringToObject(h, "hookEventName", "PreToolUse") &&
         cJSON_AddStringToObject(h, "permissionDecision", "allow") &&
         cJSON_AddStringToObject(h, "permissionDecisionReason", reason)) {
+        /* a "cmd" key goes: the clients run "command", and the original must
+         * not stay beside the rewrite */
+        cJSON_DeleteItemFromObjectCaseSensitive(upd, "cmd");
         if (cJSON_GetObjectItemCaseSensitive(upd, "command"))
             cJSON_ReplaceItemInObjectCaseSensitive(upd, "command", cmd);
         else

@@ -2,7 +2,9 @@
  * Secrets are denied for read and write (reason "secret"); protected paths
  * are readable but never writable (reason "protected"), because writing them
  * lets an agent persist or escalate (git hooks run later, agent and editor
- * configuration runs commands). protected_paths replaces the second list. */
+ * configuration runs commands). protected_paths replaces the second list.
+ * "~/" patterns name files of the home: exec masks those that exist
+ * (launcher/exec_ns.c), the live gate and the static gates judge them all. */
 #include <stddef.h>
 
 #include "policy/policy.h"
@@ -16,7 +18,14 @@ const char *const pd_builtin_secrets[] = {
     ".netrc", ".npmrc", ".pypirc", ".git-credentials",
     /* credential folders in the user's home */
     "~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.kube/config",
-    "~/.docker/config.json", NULL};
+    "~/.docker/config.json",
+    /* tokens of command-line tools and of the agents themselves */
+    "~/.config/gh/hosts.yml", "~/.cargo/credentials", "~/.cargo/credentials.toml",
+    "~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.claude/.credentials.json",
+    "~/.codex/auth.json", NULL};
+/* Not here: /proc/<pid>/environ. procps-ng 4's `ps aux` and `ps -ef` read
+ * every process's environ, so as a secret it would deny those runs under
+ * exec; the agents' own tools refuse it (policy/gate_search.c). */
 
 /* The ".git/" entries are decided by policy/gate_git.c: a repository's
  * config and hooks are protected where the repository existed at the start

@@ -1,54 +1,26 @@
 /* policy/gate_shell.c - judge a shell command string (an agent's Bash tool
- * call) before it runs: every program it would start, every file a
- * redirection writes or reads, every argument that names a path, including
- * those inside $( ), sh -c and eval bodies. What cannot be parsed, or whose
- * program cannot be known, is denied with a reason, never allowed. */
-#include <glob.h>
-#include <stdarg.h>
+ * call) before it runs, from its parse alone (policy/shell.h).
+ *
+ * Three outcomes (policy.h, pd_gate_shell): a literal deny (something the
+ * command names in plain text is denied: a program, the network, a path
+ * read or written), unjudged (PD_REASON_UNJUDGED: nothing is denied
+ * literally, but some part cannot be read statically), or allow. The scan
+ * goes on after the first unjudged construct, so that a literal deny
+ * anywhere wins; it stops at the first literal deny.
+ *
+ * Every simple command is judged for its assignments (shell_builtins.c),
+ * its redirections (writes and reads; here-documents by what reads them),
+ * its wrappers (shell_wrap.c), its program (allow_binaries, the network,
+ * an interpreter fed by a pipe) and its arguments (the per-program table,
+ * shell_programs.c), against every directory it may run in
+ * (shell_cwd.c). Parsing failures are denied. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy/policy.h"
 #include "policy/shell.h"
-
-/* Shell builtins: no binary runs, so allow_binaries does not apply. */
-static const char *const builtins[] = {
-    "cd",    "echo",   "printf",  "export",    "unset",    "set",      "shift",   "true",   "false",
-    "test",  "[",      "pwd",     "read",      "local",    "declare",  "typeset", "return", "exit",
-    "wait",  "kill",   "trap",    "alias",     "unalias",  "type",     "hash",    "jobs",   "fg",
-    "bg",    "umask",  "ulimit",  "getopts",   "readonly", "shopt",    "source",  ".",      ":",
-    "let",   "eval",   "exec",    "command",   "builtin",  "disown",   "pushd",   "popd",   "dirs",
-    "times", "caller", "mapfile", "readarray", "history",  "complete", "compgen", "enable", NULL};
-
-/* Wrappers whose own use is not harmless: they must be allowed themselves. */
-static const char *const gated_wrappers[] = {"sudo", "doas", NULL};
-
-/* Programs that only talk to the network. */
-static const char *const network_programs[] = {"curl",   "wget", "nc",    "ncat",   "netcat",
-                                               "ssh",    "scp",  "sftp",  "telnet", "ftp",
-                                               "aria2c", "http", "https", "socat",  NULL};
-static const char *const git_network[] = {"clone", "fetch", "pull", "push", "ls-remote", NULL};
-
-/* Interpreters that run whatever arrives on stdin when given no script. */
-static const char *const stdin_interpreters[] = {"sh",   "bash", "dash",   "zsh",     "ksh",
-                                                 "ash",  "mksh", "python", "python3", "perl",
-                                                 "ruby", "node", "php",    NULL};
-
-/* Programs that write (or remove) every path they are given ... */
-static const char *const writers[] = {"tee",   "touch",    "mv",    "rm",    "rmdir",
-                                      "mkdir", "truncate", "chmod", "chown", "sed",
-                                      "patch", "shred",    NULL};
-/* ... and programs that write only their last path (the destination). */
-static const char *const copiers[] = {"cp", "ln", "install", "rsync", NULL};
-
-static bool in_list(const char *const *list, const char *s)
-{
-    for (size_t k = 0; list[k]; k++)
-        if (strcmp(list[k], s) == 0)
-            return true;
-    return false;
-}
+#include "policy/shell_judge.h"
 
 static const char *base_name(const char *s)
 {
@@ -56,192 +28,193 @@ static const char *base_name(const char *s)
     return slash ? slash + 1 : s;
 }
 
-/* Replace $HOME, ${HOME}, $PWD, ${PWD} by what they are in the hook's world;
- * anything else is left as written (and judged literally). */
-static void expand_known(const struct pd_ctx *c, const char *base, const char *in, char *out,
-                         size_t len)
+/* A here-document or here-string: what its reader does with it. */
+static void judge_stdin_text(struct sh_judge *j, const struct pd_sh_cmd *cmd,
+                             const struct pd_sh_redir *r)
 {
-    static const char *const names[] = {"${HOME}", "$HOME", "${PWD}", "$PWD", NULL};
-    size_t n = 0;
-    while (*in && n + 1 < len) {
-        size_t k;
-        for (k = 0; names[k]; k++)
-            if (strncmp(in, names[k], strlen(names[k])) == 0)
-                break;
-        if (names[k]) {
-            const char *val = k < 2 ? c->home : base;
-            n += (size_t)snprintf(out + n, len - n, "%s", val);
-            in += strlen(names[k]);
-            if (n >= len)
-                n = len - 1;
-        } else {
-            out[n++] = *in++;
-        }
+    if (cmd->kind == PD_SH_K_REDIR) {
+        sj_unjudged(j, "a here-document or here-string feeds a compound command, whose commands "
+                       "may read it as names or code");
+        return;
     }
-    out[n] = '\0';
-}
-
-/* Judge one path word, expanding globs against the real file system. */
-static void judge_path(const struct pd_ctx *c, const char *base, const char *word, unsigned flags,
-                       enum pd_op op, bool also_write, struct pd_verdict *v)
-{
-    char text[PD_PATH_MAX];
-    expand_known(c, base, word, text, sizeof text);
-    if ((flags & PD_SH_W_GLOB) && !(flags & PD_SH_W_EXPANSION)) {
-        char pattern[PD_PATH_MAX];
-        glob_t g;
-        if (text[0] != '/' && text[0] != '~')
-            snprintf(pattern, sizeof pattern, "%s/%s", base, text);
-        else
-            snprintf(pattern, sizeof pattern, "%s", text);
-        if (glob(pattern, GLOB_NOSORT | GLOB_TILDE, NULL, &g) == 0) {
-            for (size_t k = 0; k < g.gl_pathc && !v->deny; k++) {
-                if (also_write)
-                    pd_gate_path(c, PD_OP_WRITE, base, g.gl_pathv[k], v);
-                if (!v->deny)
-                    pd_gate_path(c, op, base, g.gl_pathv[k], v);
+    if (cmd->kind != PD_SH_K_SIMPLE || cmd->prog >= cmd->nwords || cmd->dynamic)
+        return;
+    bool xargs = false;
+    for (size_t k = 0; k < cmd->prog; k++)
+        xargs |= strcmp(base_name(cmd->words[k].text), "xargs") == 0;
+    const struct pd_sh_word *w = cmd->words + cmd->prog;
+    enum sj_stdin kind = xargs ? SJ_STDIN_NAMES : sj_program_stdin(w, cmd->nwords - cmd->prog);
+    if (kind == SJ_STDIN_NAMES && !xargs)
+        kind = SJ_STDIN_DATA; /* xargs alone runs echo on the names */
+    switch (kind) {
+    case SJ_STDIN_SCRIPT:
+        return; /* the parser read it as the script: its commands are judged */
+    case SJ_STDIN_DATA: {
+        unsigned bits = sj_word_kind(&r->target, NULL);
+        /* a here-document is a body of text; a here-string is a word */
+        if (r->op == PD_SH_R_HERESTRING && (bits & SJX_LONG))
+            sj_unjudged(j, "the here-string of %s is longer than the path limit", j->prog);
+        if (bits & (SJX_PARAM | SJX_CODEVAR | SJX_ARITHVAR)) {
+            /* quote the first expansion that is not a command substitution */
+            char ex[80];
+            const char *d = r->target.text;
+            while ((d = strchr(d, '$')) && d[1] == '(' && d[2] != '(')
+                d++;
+            snprintf(ex, sizeof ex, "%.60s", d ? d : r->target.text);
+            ex[strcspn(ex, " \t\n\"'")] = '\0';
+            sj_unjudged(j, "`%s` is %s in the here-document or here-string of %s", ex,
+                        sj_kind_name(bits & ~SJX_LONG), j->prog);
+        }
+        return;
+    }
+    case SJ_STDIN_NAMES:
+        if (r->op == PD_SH_R_HERESTRING && strlen(r->target.text) >= PD_PATH_MAX) {
+            sj_unjudged(j, "the here-string of %s is longer than the path limit", j->prog);
+            return;
+        }
+        if (sj_is_literal(&r->target)) { /* the names are written out: judge them */
+            const char *s = r->target.text;
+            while (*s && !j->denied) {
+                s += strspn(s, " \t\n");
+                size_t len = strcspn(s, " \t\n");
+                if (!len)
+                    break;
+                char name[PD_PATH_MAX];
+                if (len < sizeof name) {
+                    memcpy(name, s, len);
+                    name[len] = '\0';
+                    struct pd_sh_word tw = {name, 0};
+                    sj_read(j, &tw, NULL);
+                } else {
+                    sj_unjudged(j, "a name given to xargs is longer than the path limit");
+                }
+                s += len;
             }
-            globfree(&g);
-            if (v->deny)
-                return;
         }
+        sj_unjudged(j, "xargs reads the names it passes to %s from its input", j->prog);
+        return;
+    case SJ_STDIN_UNKNOWN:
+        sj_unjudged(j,
+                    "a here-document or here-string feeds %s, which may read it as names or "
+                    "code",
+                    j->prog);
+        return;
     }
-    if (also_write)
-        pd_gate_path(c, PD_OP_WRITE, base, text, v);
-    if (!v->deny)
-        pd_gate_path(c, op, base, text, v);
 }
 
-static bool is_path_word(const char *text, unsigned flags, const char *base)
+/* bash opens /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT as sockets. */
+static bool bash_socket(const struct pd_sh_word *w)
 {
-    if (flags & PD_SH_W_EXPANSION)
-        return strchr(text, '/') || text[0] == '.' || text[0] == '~';
-    return pd_looks_like_path(text, base);
+    char clean[PD_PATH_MAX];
+    pd_path_clean(w->text, clean, sizeof clean);
+    return strncmp(clean, "/dev/tcp/", 9) == 0 || strncmp(clean, "/dev/udp/", 9) == 0;
 }
 
-static void judge_redirs(const struct pd_ctx *c, const char *base, const struct pd_sh_cmd *cmd,
-                         struct pd_verdict *v)
+static void judge_redirs(struct sh_judge *j, const struct pd_sh_cmd *cmd)
 {
-    for (size_t k = 0; k < cmd->nredirs && !v->deny; k++) {
+    for (size_t k = 0; k < cmd->nredirs && !j->denied; k++) {
         const struct pd_sh_redir *r = &cmd->redirs[k];
+        if (r->op != PD_SH_R_HEREDOC && r->op != PD_SH_R_HERESTRING && r->op != PD_SH_R_DUP &&
+            bash_socket(&r->target)) {
+            if (!j->c->policy->allow_network)
+                sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
+                            "a redirection to %s opens a network socket (allow_network = false)",
+                            r->target.text);
+            continue;
+        }
         switch (r->op) {
         case PD_SH_R_OUT:
         case PD_SH_R_APPEND:
         case PD_SH_R_OUT_ERR:
         case PD_SH_R_APPEND_ERR:
         case PD_SH_R_INOUT:
-            judge_path(c, base, r->target.text, r->target.flags, PD_OP_WRITE, false, v);
+            sj_path_at(j, PD_OP_WRITE, &r->target, NULL, SJ_REDIR);
             break;
         case PD_SH_R_IN:
-            judge_path(c, base, r->target.text, r->target.flags, PD_OP_NAME, false, v);
+            sj_path_at(j, PD_OP_READ, &r->target, NULL, SJ_REDIR);
             break;
         case PD_SH_R_DUP:
+            if (!sj_is_literal(&r->target))
+                sj_unjudged(j, "`%s` is %s in a redirection", r->target.text,
+                            sj_kind_name(sj_word_kind(&r->target, NULL)));
+            break;
         case PD_SH_R_HEREDOC:
         case PD_SH_R_HERESTRING:
+            judge_stdin_text(j, cmd, r);
             break;
         }
     }
 }
 
-static bool network_use(const struct pd_sh_cmd *cmd, const char *prog)
+/* The command's program cannot be known (cmd->dynamic): say why. */
+static void unjudged_program(struct sh_judge *j, const struct pd_sh_cmd *cmd)
 {
-    if (in_list(network_programs, prog))
-        return true;
-    if (strcmp(prog, "git") == 0)
-        for (size_t k = cmd->prog + 1; k < cmd->nwords; k++)
-            if (cmd->words[k].text[0] != '-')
-                return in_list(git_network, cmd->words[k].text);
-    return false;
-}
-
-/* A shell or interpreter given no script reads its program from stdin. */
-static bool reads_program_from_pipe(const struct pd_sh_cmd *cmd, const char *prog)
-{
-    if (!cmd->piped_in || !in_list(stdin_interpreters, prog))
-        return false;
-    for (size_t k = cmd->prog + 1; k < cmd->nwords; k++) {
-        const char *w = cmd->words[k].text;
-        if (strcmp(w, "-") == 0 || strcmp(w, "-s") == 0)
-            return true;
-        if (w[0] != '-' || strcmp(w, "-c") == 0 || strcmp(w, "-e") == 0 || strcmp(w, "-m") == 0)
-            return false;
-    }
-    return true;
-}
-
-static void judge_program(const struct pd_ctx *c, const char *base, const struct pd_sh_cmd *cmd,
-                          struct pd_verdict *v)
-{
-    const struct pd_policy *p = c->policy;
-    bool missing;
-    for (size_t k = 0; k < cmd->prog && !v->deny; k++) /* gated wrappers: sudo, doas */
-        if (in_list(gated_wrappers, base_name(cmd->words[k].text)) && p->allow_binaries.n)
-            pd_gate_binary(c, cmd->words[k].text, base, v, &missing);
-    if (v->deny || cmd->prog >= cmd->nwords)
-        return;
-    const char *word = cmd->words[cmd->prog].text;
-    const char *prog = base_name(word);
-    if (cmd->dynamic) {
-        if (p->allow_binaries.n || in_list(stdin_interpreters, prog) || strcmp(prog, "eval") == 0)
-            pd_verdict_deny(v, "dynamic command", "allow_binaries",
-                            "cannot tell statically what '%s' runs (a program or script built from "
-                            "variables or substitutions)",
-                            word);
+    const struct pd_sh_word *w = &cmd->words[cmd->prog];
+    if (!sj_is_literal(w)) {
+        sj_program(j, w);
         return;
     }
-    if (!p->allow_network && network_use(cmd, prog)) {
-        pd_verdict_deny(v, PD_REASON_NETWORK, "allow_network",
-                        "%s needs the network (allow_network = false)", prog);
-        return;
-    }
-    if (reads_program_from_pipe(cmd, prog)) {
-        pd_verdict_deny(
-            v, "shell reads piped input", "tools",
-            "'%s' would run a program piped into it (e.g. curl ... | sh); run a reviewed file "
-            "instead",
-            prog);
-        return;
-    }
-    if (in_list(builtins, word) || !p->allow_binaries.n)
-        return;
-    pd_gate_binary(c, word, base, v, &missing);
-}
-
-static void judge_cmd(const struct pd_ctx *c, const char *base, const struct pd_sh_cmd *cmd,
-                      struct pd_verdict *v)
-{
-    judge_redirs(c, base, cmd, v);
-    if (!v->deny && cmd->kind == PD_SH_K_SIMPLE)
-        judge_program(c, base, cmd, v);
-    if (v->deny || cmd->kind == PD_SH_K_ARITH)
-        return;
-    size_t first = cmd->kind == PD_SH_K_SIMPLE ? cmd->prog + 1 : 0;
-    const char *prog = cmd->prog < cmd->nwords ? base_name(cmd->words[cmd->prog].text) : "";
-    bool writes = in_list(writers, prog);
-    size_t dest = cmd->nwords; /* the copier's destination: its last path argument */
-    if (in_list(copiers, prog))
-        for (size_t k = cmd->nwords; k-- > first;)
-            if (cmd->words[k].text[0] != '-') {
-                dest = k;
-                break;
-            }
-    for (size_t k = first; k < cmd->nwords && !v->deny; k++) {
-        const char *text = cmd->words[k].text;
-        unsigned flags = cmd->words[k].flags;
-        bool write_arg = writes || k == dest;
-        if (text[0] == '-') { /* --opt=value: the value */
-            const char *eq = text[1] == '-' ? strchr(text, '=') : NULL;
-            if (!eq)
-                continue;
-            text = eq + 1;
-        } else if (strcmp(prog, "dd") == 0 &&
-                   (strncmp(text, "of=", 3) == 0 || strncmp(text, "if=", 3) == 0)) {
-            write_arg = text[0] == 'o';
-            text += 3;
+    for (size_t k = cmd->prog + 1; k < cmd->nwords; k++)
+        if (!sj_is_literal(&cmd->words[k])) {
+            sj_unjudged(j, "the code %s runs is built at run time (`%s` is %s)", w->text,
+                        cmd->words[k].text, sj_kind_name(sj_word_kind(&cmd->words[k], NULL)));
+            return;
         }
-        if (is_path_word(text, flags, base))
-            judge_path(c, base, text, flags, PD_OP_NAME, write_arg, v);
+    sj_unjudged(j, "the code %s runs is built at run time", w->text);
+}
+
+static void judge_simple(struct sh_judge *j, const struct pd_sh_cmd *cmd)
+{
+    for (size_t k = 0; k < cmd->nassigns && !j->denied; k++)
+        sj_assignment(j, &cmd->assigns[k], NULL);
+    judge_redirs(j, cmd);
+    if (cmd->nwords == 0 || j->denied)
+        return;
+    sj_wrappers(j, cmd);
+    if (cmd->prog >= cmd->nwords || j->denied)
+        return;
+    const struct pd_sh_word *w = &cmd->words[cmd->prog];
+    if (cmd->dynamic) {
+        unjudged_program(j, cmd);
+        /* what is written plainly is still judged: `$EDITOR .env` */
+        for (size_t k = cmd->prog + 1; k < cmd->nwords && !j->denied; k++)
+            sj_generic(j, &cmd->words[k]);
+        return;
     }
+    sj_program(j, w);
+    if (j->denied)
+        return;
+    if (cmd->piped_in && sj_interp_reads_stdin(w, cmd->nwords - cmd->prog)) {
+        sj_deny_msg(j, "shell reads piped input", "tools",
+                    "'%s' would run a program piped into it (e.g. curl ... | sh); run a reviewed "
+                    "file instead",
+                    base_name(w->text));
+        return;
+    }
+    sj_dispatch(j, w, cmd->nwords - cmd->prog);
+}
+
+static void judge_cmd(struct sh_judge *j, const struct pd_sh_cmd *cmd)
+{
+    j->cmd = cmd;
+    j->runtime_mark = NULL;
+    j->prog = cmd->kind == PD_SH_K_SIMPLE && cmd->prog < cmd->nwords
+                  ? base_name(cmd->words[cmd->prog].text)
+                  : "";
+    switch (cmd->kind) {
+    case PD_SH_K_SIMPLE:
+        judge_simple(j, cmd);
+        return;
+    case PD_SH_K_ARITH:
+        sj_arith(j, cmd);
+        break;
+    case PD_SH_K_TEST:
+        sj_test(j, cmd);
+        break;
+    case PD_SH_K_REDIR:
+        break;
+    }
+    judge_redirs(j, cmd);
 }
 
 void pd_gate_shell(const struct pd_ctx *c, const char *command, const char *base,
@@ -254,12 +227,37 @@ void pd_gate_shell(const struct pd_ctx *c, const char *command, const char *base
     snprintf(v->subject, sizeof v->subject, "%s", command);
     v->resolved[0] = '\0';
     if (!base)
-        base = c->workspace;
+        base = c->cwd[0] ? c->cwd : c->workspace;
     if (pd_sh_parse(command, &s, err, sizeof err)) {
-        pd_verdict_deny(v, "unparsable command", "tools", "cannot parse the command (%s)", err);
+        /* what the parser cannot read cannot be judged: bash may read it
+         * (coproc, extglob) or report its own syntax error */
+        pd_verdict_deny(v, PD_REASON_UNJUDGED, "tools",
+                        "cannot judge statically: cannot parse the command (%s)", err);
         return;
     }
-    for (size_t k = 0; k < s.ncmds && !v->deny; k++)
-        judge_cmd(c, base, &s.cmds[k], v);
+    struct sj_cwds *cwd = malloc(sizeof *cwd);
+    if (!cwd) {
+        pd_sh_script_free(&s);
+        pd_verdict_deny(v, PD_REASON_UNJUDGED, "tools", "%s: out of memory", PD_REASON_UNJUDGED);
+        return;
+    }
+    cwd->n = 0;
+    sj_cwd_add(cwd, base);
+    struct sh_judge j = {.c = c, .v = v, .cwd = cwd};
+    sj_raw_loop_vars(&j, command);
+    sj_cwd_collect(&j, &s, command, cwd);
+    for (size_t k = 0; k < s.ncmds && !j.denied; k++)
+        judge_cmd(&j, &s.cmds[k]);
+    /* last: the words the parse does not list (case, for), so that a word
+     * it lists is named in the message when it is the one */
+    if (!j.denied)
+        sj_raw_code_forms(&j, command);
     pd_sh_script_free(&s);
+    free(cwd);
+    if (j.denied)
+        return;
+    if (j.unjudged) {
+        pd_verdict_deny(v, PD_REASON_UNJUDGED, "tools", "%s", j.umsg);
+        v->op = PD_OP_EXEC;
+    }
 }

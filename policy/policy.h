@@ -211,6 +211,13 @@ struct pd_ctx {
      * none): go compiles test and `go run` binaries there and starts them,
      * so it is the helper tree of the go driver (policy/gate_exec.h, g). */
     char go_tmp[PD_PATH_MAX];
+    /* The run's private temp home ($HOME of an exec run with kernel
+     * isolation; "" for check, env and a run without isolation): made empty
+     * for the run and removed with it, so nothing in it is the user's. The
+     * built-in secret names do not apply inside it (pd_in_temp_home): an
+     * agent's own session keys, the ~/.npmrc a tool writes there; deny_globs
+     * still do. */
+    char temp_home[PD_PATH_MAX];
 };
 
 /* workspace: absolute directory (it is resolved with realpath); home may be
@@ -220,6 +227,10 @@ int pd_ctx_init(struct pd_ctx *c, const struct pd_policy *p, const char *workspa
 /* Add a writable root (resolved). Returns 0 or -1 (ENOMEM). */
 int pd_ctx_add_root(struct pd_ctx *c, const char *dir);
 void pd_ctx_set_path_env(struct pd_ctx *c, const char *path_env);
+/* Does abs (absolute, resolved) lie in the run's private temp home
+ * (c->temp_home)? Where it does, the built-in secret names are not judged
+ * (policy/gate_path.c). Always false when c->temp_home is "". */
+bool pd_in_temp_home(const struct pd_ctx *c, const char *abs);
 void pd_ctx_free(struct pd_ctx *c);
 
 /* ---- git's own programs (policy/gate_git.c) ------------------------------ */
@@ -321,14 +332,20 @@ void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
 void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct pd_verdict *v,
                   bool *missing);
 
-/* A shell command string (an agent's Bash call), parsed with pd_sh_parse:
- * every program (allow_binaries; sudo/doas too; builtins exempt), network
- * programs when allow_network is false, interpreters fed by a pipe
- * (curl | sh), redirection targets (write / read), and every path-like
- * argument (programs that write their arguments - tee, cp, mv, rm, ... - also
- * as writes), inside $( ), sh -c and eval bodies too. Unparsable commands and
- * programs that cannot be known statically are denied. base: the directory
- * the command runs in (NULL = workspace). */
+/* A shell command string (an agent's Bash call), parsed with pd_sh_parse
+ * and judged program by program (policy/shell_programs.c: which arguments
+ * are paths read or written, which are data, which run other programs).
+ * Three outcomes: a literal deny (a program outside allow_binaries, sudo
+ * or doas, a wrapper that is not allowed, the network when allow_network
+ * is false, an interpreter fed by a pipe, a path whose read - secrets,
+ * deny_globs - or write - writable roots, protected paths - the policy
+ * denies); PD_REASON_UNJUDGED with key "tools" when nothing is denied
+ * literally but some part cannot be read statically (an expansion, a glob,
+ * code a program runs on names found at run time, a cd to an unknown
+ * place, data-as-code; the first such construct is named, and a literal
+ * deny anywhere wins; a command the parser cannot read is unjudged too); or
+ * allow. base: the directory the command runs in (NULL =
+ * the context's cwd, else the workspace). */
 void pd_gate_shell(const struct pd_ctx *c, const char *command, const char *base,
                    struct pd_verdict *v);
 

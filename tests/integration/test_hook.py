@@ -153,7 +153,12 @@ class HookTest(PaldronTest):
         self.assertDenied(r, ".env (policy deny_glob)")
 
     def test_unparsable_command(self):
-        self.assertDenied(self.bash("echo 'unterminated"), "cannot parse the command")
+        # static-only mode denies it; routing runs it in the sandbox (bash
+        # reports the syntax error itself)
+        r = self.hook(claude(self.ws.path, "Bash", {"command": "echo 'unterminated"}),
+                      ["--no-route"])
+        self.assertRun(r, 2, "cannot parse the command")
+        self.assertRouted(self.bash("echo 'unterminated"), "echo 'unterminated")
 
     # --- Codex -------------------------------------------------------------
     def test_codex_bash(self):

@@ -112,8 +112,9 @@ class RouteTest(PaldronTest):
         got = self.run_as_client(upd["command"])
         self.assertRun(got, 0, "change", "init")
         # the hooks and config of the repository stay protected
-        bad = "echo x > .git/hooks/pre-commit; git config core.pager id"
-        upd = self.routed(self.hook(payload(self.ws.path, "h=.git/hooks; " + bad)))
+        # (not literal: a literal .git/hooks path is blocked by the hook itself)
+        bad = "h=.git/hooks; echo x > $h/pre-commit; git config core.pager id"
+        upd = self.routed(self.hook(payload(self.ws.path, bad)))
         got = self.run_as_client(upd["command"])
         self.assertNotEqual(got.code, 0)
         self.assertIn("paldron: deny:", got.err)
@@ -152,6 +153,36 @@ class RouteTest(PaldronTest):
         self.assertRun(got, 0)
         self.assertEqual(got.out, "alpha\nbeta\n")
 
+    def test_client_shell_argv_routes_its_script(self):
+        # ["bash", "-lc", SCRIPT]: the client's shell; SCRIPT runs in Paldron's
+        upd = self.routed(self.hook(payload(self.ws.path, ["bash", "-lc", "cat src/a.txt"],
+                                            tool="shell")))
+        self.assertTrue(upd["command"].endswith(" -- 'cat src/a.txt'"), upd["command"])
+        got = self.run_as_client(upd["command"])
+        self.assertRun(got, 0)
+        self.assertEqual(got.out, "alpha\nbeta\n")
+
+    def test_cmd_key_is_judged_and_replaced(self):
+        data = payload(self.ws.path, "x")
+        del data["tool_input"]["command"]
+        data["tool_input"]["cmd"] = "cat .env"
+        self.assertRun(self.hook(data), 2, "paldron: deny:", ".env")
+        data["tool_input"]["cmd"] = "cat src/a.txt"
+        upd = self.routed(self.hook(data))
+        self.assertNotIn("cmd", upd)
+        self.assertTrue(upd["command"].endswith(" -- 'cat src/a.txt'"), upd["command"])
+
+    def test_apply_patch_shell_call_is_judged_not_routed(self):
+        ok = "*** Begin Patch\n*** Add File: src/new.txt\n+hi\n*** End Patch\n"
+        for command in ("apply_patch <<'EOF'\n%sEOF\n" % ok, ["apply_patch", ok]):
+            r = self.hook(payload(self.ws.path, command))
+            self.assertRun(r, 0)
+            self.assertEqual(r.out, "", "an apply_patch call is left for the client to apply")
+        bad = "*** Begin Patch\n *** Add File: .git/hooks/pre-commit\n+id\n*** End Patch\n"
+        for command in ("apply_patch <<'EOF'\n%sEOF\n" % bad, ["apply_patch", bad]):
+            self.assertRun(self.hook(payload(self.ws.path, command)), 2, "paldron: deny:",
+                           ".git/hooks/pre-commit")
+
     # --- timeouts ---------------------------------------------------------------
     def test_client_timeout_unless_the_policy_sets_one(self):
         upd = self.routed(self.hook(payload(self.ws.path, "ls")))
@@ -183,6 +214,7 @@ class RouteTest(PaldronTest):
         r = self.hook(payload(self.ws.path, "f=.env; cat $f"), policy=pol)
         self.assertRun(r, 2, "cannot judge statically")
         # routing on: the same call runs in the sandbox, which refuses the read
+        self.ws.write(".paldron.toml", POLICY)
         upd = self.routed(self.hook(payload(self.ws.path, "f=.env; cat $f")))
         got = self.run_as_client(upd["command"])
         self.assertRun(got, 1, "Permission denied", "paldron: deny: cat read .env",
