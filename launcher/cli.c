@@ -44,6 +44,8 @@ void pd_usage(bool to_stdout)
           "  paldron explain --policy p.toml PATH | -- argv...\n"
           "  paldron env     --policy p.toml     (eval \"$(...)\": the live gate only)\n"
           "  paldron cache   path | clean [--all] (exec's persistent caches)\n"
+          "  paldron init    claude-code|codex [--project DIR] [--user] [--trust] [--dry-run]\n"
+          "  paldron doctor  [claude-code|codex] [--project DIR]\n"
           "  paldron version\n"
           "\n"
           "Run 'paldron SUBCOMMAND --help' for the options of each subcommand.\n",
@@ -71,8 +73,12 @@ static const struct opt options[] = {
     {"--timeout", OPT_VALUE, "exec"},
     {"--workspace", OPT_VALUE, "exec check"},
     {"--routed", OPT_FLAG, "exec"},
-    {"--no-route", OPT_FLAG, "check"},
-    {"--policy-from-git-root", OPT_FLAG, "check"},
+    {"--no-route", OPT_FLAG, "check init"},
+    {"--policy-from-git-root", OPT_FLAG, "check init"},
+    {"--project", OPT_VALUE, "init doctor"},
+    {"--user", OPT_FLAG, "init"},
+    {"--dry-run", OPT_FLAG, "init"},
+    {"--trust", OPT_FLAG, "init"},
     {"--op", OPT_VALUE, "explain"},
 };
 
@@ -105,6 +111,12 @@ static int set_value(struct pd_cli *cli, const char *name, const char *value)
             return PD_EXIT_BROKEN;
         }
         cli->workspace = value;
+    } else if (strcmp(name, "--project") == 0) {
+        if (!value[0]) {
+            pd_err("--project needs a directory");
+            return PD_EXIT_BROKEN;
+        }
+        cli->project = value;
     } else if (strcmp(name, "--log") == 0) {
         cli->log = value;
     } else if (strcmp(name, "--op") == 0) {
@@ -142,6 +154,12 @@ static void set_flag(struct pd_cli *cli, const char *name)
         cli->no_route = true;
     else if (strcmp(name, "--policy-from-git-root") == 0)
         cli->policy_from_git_root = true;
+    else if (strcmp(name, "--user") == 0)
+        cli->user = true;
+    else if (strcmp(name, "--dry-run") == 0)
+        cli->dry_run = true;
+    else if (strcmp(name, "--trust") == 0)
+        cli->trust = true;
 }
 
 int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)

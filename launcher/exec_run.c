@@ -133,6 +133,14 @@ static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
         ctx->go_tmp[0] = '\0';
         return -1;
     }
+    /* With isolation the temp home is the command's $HOME: the gate leaves
+     * the built-in secret names to the user's own files (pd_in_temp_home).
+     * Resolved, as every path the gate compares it with. */
+    if (p->isolated && !realpath(p->rundir.home, ctx->temp_home)) {
+        pd_err("sandbox: %s: %s", p->rundir.home, strerror(errno));
+        ctx->temp_home[0] = '\0';
+        return -1;
+    }
     return 0;
 }
 

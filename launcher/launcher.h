@@ -12,25 +12,29 @@ enum pd_exit { PD_EXIT_ALLOW = 0, PD_EXIT_BROKEN = 1, PD_EXIT_DENY = 2 };
 
 /* Options shared by the subcommands, scanned by pd_cli_parse. */
 struct pd_cli {
-    const char *sub;      /* subcommand */
-    const char *policy;   /* --policy FILE, NULL when not given */
-    bool help;            /* --help / -h */
-    bool json;            /* --json (check) */
-    bool hook;            /* --hook (check) */
-    bool hook_allow_json; /* --hook-allow-json (check) */
-    bool list;            /* --list (schema) */
-    bool audit;           /* --audit (exec) */
-    bool interactive;     /* --interactive (exec) */
-    const char *tool;     /* --tool NAME (schema) */
-    const char *log;      /* --log FILE (exec) */
-    const char *op;       /* --op OP (explain) */
-    long long timeout;    /* --timeout SEC (exec), 0 = from the policy */
+    const char *sub;       /* subcommand */
+    const char *policy;    /* --policy FILE, NULL when not given */
+    bool help;             /* --help / -h */
+    bool json;             /* --json (check) */
+    bool hook;             /* --hook (check) */
+    bool hook_allow_json;  /* --hook-allow-json (check) */
+    bool list;             /* --list (schema) */
+    bool audit;            /* --audit (exec) */
+    bool interactive;      /* --interactive (exec) */
+    const char *tool;      /* --tool NAME (schema) */
+    const char *log;       /* --log FILE (exec) */
+    const char *op;        /* --op OP (explain) */
+    long long timeout;     /* --timeout SEC (exec), 0 = from the policy */
     const char *workspace; /* --workspace DIR (exec, check): the project; cwd lies in it */
-    bool routed;          /* --routed (exec): a hook-routed shell call (launcher/exec_routed.c) */
-    bool no_route;        /* --no-route (check --hook): static gate only */
-    bool policy_from_git_root; /* --policy-from-git-root (check --hook) */
-    bool dashdash;        /* the positionals came after "--" */
-    int argc;             /* positionals (after options, or after --) */
+    bool routed;           /* --routed (exec): a hook-routed shell call (launcher/exec_routed.c) */
+    bool no_route;         /* --no-route (check --hook): static gate only */
+    bool policy_from_git_root; /* --policy-from-git-root (check --hook, init) */
+    const char *project;       /* --project DIR (init, doctor) */
+    bool user;                 /* --user (init): the user's settings, not the project's */
+    bool dry_run;              /* --dry-run (init): print the diffs, write nothing */
+    bool trust;                /* --trust (init codex): write Codex's trust state */
+    bool dashdash;             /* the positionals came after "--" */
+    int argc;                  /* positionals (after options, or after --) */
     char **argv;
 };
 
@@ -56,6 +60,8 @@ int pd_cmd_exec(const struct pd_cli *cli);
 int pd_cmd_explain(const struct pd_cli *cli);
 int pd_cmd_env(const struct pd_cli *cli);
 int pd_cmd_cache(const struct pd_cli *cli);
+int pd_cmd_init(const struct pd_cli *cli);
+int pd_cmd_doctor(const struct pd_cli *cli);
 
 const char *pd_version(void);
 

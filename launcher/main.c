@@ -19,9 +19,9 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(const struct pd_cli *);
     } subs[] = {
-        {"check", pd_cmd_check},     {"exec", pd_cmd_exec}, {"schema", pd_cmd_schema},
-        {"explain", pd_cmd_explain}, {"env", pd_cmd_env},   {"cache", pd_cmd_cache},
-        {"version", NULL},
+        {"check", pd_cmd_check},     {"exec", pd_cmd_exec},     {"schema", pd_cmd_schema},
+        {"explain", pd_cmd_explain}, {"env", pd_cmd_env},       {"cache", pd_cmd_cache},
+        {"init", pd_cmd_init},       {"doctor", pd_cmd_doctor}, {"version", NULL},
     };
     for (size_t k = 0; k < sizeof subs / sizeof subs[0]; k++) {
         if (strcmp(argv[1], subs[k].name) != 0)

@@ -11,7 +11,8 @@
  * home, path, root (every writable root, policy roots first), npolicy_roots,
  * private_net, file (the policy file), git_dirs_known and git_dir (the git
  * directories that existed at the start of the run: policy/gate_git.c),
- * go_tmp (the go work directory, when there is one: policy/gate_exec.h). */
+ * go_tmp (the go work directory, when there is one: policy/gate_exec.h),
+ * temp_home (the run's private temp home, when it is $HOME: pd_in_temp_home). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,8 @@ char *pd_compile(const struct pd_ctx *c)
         put(f, "git_dir", c->git_dirs[k]);
     if (c->go_tmp[0])
         put(f, "go_tmp", c->go_tmp);
+    if (c->temp_home[0])
+        put(f, "temp_home", c->temp_home);
     if (p->file)
         put(f, "file", p->file);
 #define PD_KEY_STRV(name, doc)                                                                     \
@@ -148,6 +151,8 @@ static int set_context(struct pd_ctx *c, struct pd_policy *p, const char *key, c
         return pd_ctx_add_git_dir(c, value);
     else if (strcmp(key, "go_tmp") == 0)
         snprintf(c->go_tmp, sizeof c->go_tmp, "%s", value);
+    else if (strcmp(key, "temp_home") == 0)
+        snprintf(c->temp_home, sizeof c->temp_home, "%s", value);
     else if (strcmp(key, "root") == 0) {
         char *copy = strdup(value);
         char **nv = copy ? realloc(c->roots, (c->nroots + 1) * sizeof *nv) : NULL;

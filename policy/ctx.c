@@ -33,6 +33,11 @@ void pd_ctx_set_path_env(struct pd_ctx *c, const char *path_env)
              path_env && path_env[0] ? path_env : "/usr/local/bin:/usr/bin:/bin");
 }
 
+bool pd_in_temp_home(const struct pd_ctx *c, const char *abs)
+{
+    return c->temp_home[0] && abs && pd_path_under(abs, c->temp_home);
+}
+
 int pd_ctx_init(struct pd_ctx *c, const struct pd_policy *p, const char *workspace,
                 const char *home, struct pd_error *err)
 {

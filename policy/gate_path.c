@@ -145,7 +145,9 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
         deny(v, c, PD_REASON_DENY_GLOB, "deny_globs", hit, rule);
         return;
     }
-    if ((hit = pd_match_builtin_secret(op, rel, v->resolved, c->home))) {
+    /* the run's own temp home holds nothing of the user's (pd_in_temp_home) */
+    if (!pd_in_temp_home(c, v->resolved) &&
+        (hit = pd_match_builtin_secret(op, rel, v->resolved, c->home))) {
         snprintf(rule, sizeof rule, "built-in secret: %s", hit);
         deny(v, c, PD_REASON_SECRET, "secrets", hit, rule);
         return;

@@ -29,18 +29,45 @@ bool pd_outside_roots_only(const struct pd_verdict *v)
            (v->op == PD_OP_WRITE || v->op == PD_OP_CREATE || v->op == PD_OP_DELETE);
 }
 
+/* path cannot be looked up (stat says EACCES): is the directory on the way
+ * that stops the lookup one the caller may not search and does not own?
+ * Then no chmod of the caller's can open the way (/sys/kernel/debug, mode
+ * 0700 root, in front of tracing/trace_marker). */
+static bool lookup_refused(const char *path)
+{
+    char dir[PD_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *slash; (slash = strrchr(dir, '/')) != NULL;) {
+        if (slash == dir)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        struct stat st;
+        if (stat(dir, &st) == 0)
+            return S_ISDIR(st.st_mode) && st.st_uid != geteuid() &&
+                   faccessat(AT_FDCWD, dir, X_OK, 0) != 0;
+        if (errno != EACCES || slash == dir)
+            return false;
+    }
+    return false;
+}
+
 /* Did faccessat's error (err, about path) say "the kernel refuses" in a way
  * the caller cannot undo between this check and the call? A missing or
  * read-only place is that; a permission is that only on a file the caller
  * does not own (an owner may chmod it back in another thread, and without
- * the kernel layers nothing else would stop the call). */
+ * the kernel layers nothing else would stop the call), or on a directory on
+ * the way that the caller may not search and does not own. */
 static bool refused(int err, const char *path)
 {
     if (err == EROFS || err == ENOENT || err == ENOTDIR)
         return true;
+    if ((err != EACCES && err != EPERM) || geteuid() == 0)
+        return false;
     struct stat st;
-    return (err == EACCES || err == EPERM) && geteuid() != 0 && stat(path, &st) == 0 &&
-           st.st_uid != geteuid();
+    if (stat(path, &st) == 0)
+        return st.st_uid != geteuid();
+    return errno == EACCES && lookup_refused(path);
 }
 
 bool pd_kernel_would_refuse(enum pd_op op, const char *abs)
