@@ -29,3 +29,7 @@ echo "paldron exec --routed -- 'ls src' vs $ls src ($runs alternating pairs)"
 echo
 echo "paldron exec -- ls src vs $ls src ($runs alternating pairs)"
 "$build/bench/ratio" -n "$runs" -- "$p" exec --policy "$ws/policy.toml" -- ls src ::: "$ls" src
+echo
+echo "paldron exec --routed -- 'ls src' vs paldron exec -- ls src ($runs alternating pairs; goal <= 1.0)"
+"$build/bench/ratio" -n "$runs" -- "$p" exec --routed --policy "$ws/policy.toml" \
+    --workspace "$ws" --timeout 120 -- 'ls src' ::: "$p" exec --policy "$ws/policy.toml" -- ls src
