@@ -362,7 +362,7 @@ static int plan_all(struct run *r, const struct pd_cli *cli)
     bool from_git_root = cli->policy_from_git_root || cli->user;
     const char *policy_dir = r->project;
     if (from_git_root) {
-        if (pd_init_git_root(r->project, root, sizeof root))
+        if (pd_git_work_tree(r->project, root, sizeof root))
             policy_dir = root;
         else
             pd_err("warning: %s is in no git work tree: the hook (--policy-from-git-root) finds "

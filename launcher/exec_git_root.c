@@ -13,41 +13,32 @@
 #include <sys/stat.h>
 
 #include "launcher/exec.h"
+#include "launcher/launcher.h"
 
-/* The .git of dir or of the nearest folder above it: a directory, or the
- * "gitdir: PATH" file of a linked work tree. Resolved into out. */
+/* The git directory of the work tree around dir: its .git folder, or
+ * what the "gitdir: PATH" file of a linked work tree names. Resolved. */
 static bool find_git_dir(const char *dir, char *out, size_t outlen)
 {
-    char cur[PD_PATH_MAX], probe[PD_PATH_MAX + 8];
-    snprintf(cur, sizeof cur, "%s", dir);
-    for (;;) {
-        struct stat st;
-        snprintf(probe, sizeof probe, "%s/.git", strcmp(cur, "/") == 0 ? "" : cur);
-        if (lstat(probe, &st) == 0 && S_ISDIR(st.st_mode))
-            return realpath(probe, out) != NULL && strlen(out) < outlen;
-        if (lstat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
-            char line[PD_PATH_MAX], target[PD_PATH_MAX + PD_PATH_MAX];
-            FILE *f = fopen(probe, "re");
-            bool ok = f && fgets(line, sizeof line, f) && strncmp(line, "gitdir: ", 8) == 0;
-            if (f)
-                fclose(f);
-            if (!ok)
-                return false;
-            line[strcspn(line, "\r\n")] = '\0';
-            if (line[8] == '/')
-                snprintf(target, sizeof target, "%s", line + 8);
-            else
-                snprintf(target, sizeof target, "%s/%s", cur, line + 8);
-            return realpath(target, out) != NULL && strlen(out) < outlen;
-        }
-        char *slash = strrchr(cur, '/');
-        if (!slash || strcmp(cur, "/") == 0)
-            return false;
-        if (slash == cur)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
+    char top[PD_PATH_MAX], probe[PD_PATH_MAX + 8];
+    struct stat st;
+    if (!pd_git_work_tree(dir, top, sizeof top))
+        return false;
+    snprintf(probe, sizeof probe, "%s/.git", strcmp(top, "/") == 0 ? "" : top);
+    if (lstat(probe, &st) == 0 && S_ISDIR(st.st_mode))
+        return realpath(probe, out) != NULL && strlen(out) < outlen;
+    char line[PD_PATH_MAX], target[PD_PATH_MAX + PD_PATH_MAX];
+    FILE *f = fopen(probe, "re");
+    bool ok = f && fgets(line, sizeof line, f) && strncmp(line, "gitdir: ", 8) == 0;
+    if (f)
+        fclose(f);
+    if (!ok)
+        return false;
+    line[strcspn(line, "\r\n")] = '\0';
+    if (line[8] == '/')
+        snprintf(target, sizeof target, "%s", line + 8);
+    else
+        snprintf(target, sizeof target, "%s/%s", top, line + 8);
+    return realpath(target, out) != NULL && strlen(out) < outlen;
 }
 
 /* A linked work tree's objects and refs live in the common directory

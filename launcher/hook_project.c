@@ -18,29 +18,6 @@
 
 #include "launcher/hook.h"
 
-/* The nearest folder from dir upwards that holds a .git (folder, or the
- * file of a linked work tree or submodule). */
-static bool git_root(const char *dir, char *out, size_t outlen)
-{
-    char cur[PD_PATH_MAX], probe[PD_PATH_MAX + 8];
-    struct stat st;
-    snprintf(cur, sizeof cur, "%s", dir);
-    for (;;) {
-        snprintf(probe, sizeof probe, "%s/.git", strcmp(cur, "/") == 0 ? "" : cur);
-        if (lstat(probe, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-            snprintf(out, outlen, "%s", cur);
-            return true;
-        }
-        char *slash = strrchr(cur, '/');
-        if (!slash || strcmp(cur, "/") == 0)
-            return false;
-        if (slash == cur)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
-}
-
 int pd_hook_policy_from_git_root(const char *cwd, char *out, size_t outlen, char *why,
                                  size_t whylen)
 {
@@ -50,7 +27,7 @@ int pd_hook_policy_from_git_root(const char *cwd, char *out, size_t outlen, char
         snprintf(why, whylen, "the hook's cwd %s: %s", cwd, strerror(errno));
         return -1;
     }
-    if (!git_root(real_cwd, root, sizeof root)) {
+    if (!pd_git_work_tree(real_cwd, root, sizeof root)) {
         snprintf(why, whylen,
                  "--policy-from-git-root: %s is in no git repository, so there is no policy to "
                  "apply",
@@ -85,7 +62,7 @@ int pd_hook_project(const char *policy, const char *cwd, char *out, size_t outle
         have_policy_dir = pd_path_under(real_cwd, dir) != NULL;
     }
     char repo[PD_PATH_MAX];
-    bool have_repo = git_root(real_cwd, repo, sizeof repo);
+    bool have_repo = pd_git_work_tree(real_cwd, repo, sizeof repo);
     /* both lie above cwd, so the longer one is the nearer */
     if (have_policy_dir && (!have_repo || strlen(dir) >= strlen(repo)))
         snprintf(out, outlen, "%s", dir);

@@ -53,12 +53,9 @@ int pd_init_args(const struct pd_cli *cli, struct pd_cli *out, const char **pos,
                  int *npos);
 
 /* The project: dir (resolved; must be a directory) or, when NULL, the git
- * work tree around the current directory, else the current directory.
- * Returns 0, or -1 with why. */
+ * work tree around the current directory (pd_git_work_tree), else the
+ * current directory. Returns 0, or -1 with why. */
 int pd_init_project(const char *dir, char *out, size_t outlen, char *why, size_t whylen);
-/* The root of the git work tree around dir (a folder holding .git, as
- * `check --hook --policy-from-git-root` finds it), or false. */
-bool pd_init_git_root(const char *dir, char *out, size_t outlen);
 
 /* The file that holds the client's hooks: the project's
  * (.claude/settings.json, .codex/hooks.json) or the user's

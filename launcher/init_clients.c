@@ -105,27 +105,6 @@ int pd_init_args(const struct pd_cli *cli, struct pd_cli *out, const char **pos,
     return 0;
 }
 
-bool pd_init_git_root(const char *dir, char *out, size_t outlen)
-{
-    char cur[PD_PATH_MAX], probe[PD_PATH_MAX + 8];
-    struct stat st;
-    snprintf(cur, sizeof cur, "%s", dir);
-    for (;;) {
-        snprintf(probe, sizeof probe, "%s/.git", strcmp(cur, "/") == 0 ? "" : cur);
-        if (lstat(probe, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-            snprintf(out, outlen, "%s", cur);
-            return true;
-        }
-        char *slash = strrchr(cur, '/');
-        if (!slash || strcmp(cur, "/") == 0)
-            return false;
-        if (slash == cur)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
-}
-
 int pd_init_project(const char *dir, char *out, size_t outlen, char *why, size_t whylen)
 {
     char real[PATH_MAX];
@@ -151,7 +130,7 @@ int pd_init_project(const char *dir, char *out, size_t outlen, char *why, size_t
         snprintf(why, whylen, "%s: %s", real, strerror(errno));
         return -1;
     }
-    if (!pd_init_git_root(resolved, out, outlen))
+    if (!pd_git_work_tree(resolved, out, outlen))
         snprintf(out, outlen, "%s", resolved);
     return 0;
 }

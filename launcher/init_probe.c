@@ -138,7 +138,7 @@ static bool check_policy(struct pd_doctor *d, const char *where, const struct pd
 {
     char path[PD_PATH_MAX], root[PD_PATH_MAX];
     if (c->from_git_root) {
-        if (!pd_init_git_root(d->project, root, sizeof root)) {
+        if (!pd_git_work_tree(d->project, root, sizeof root)) {
             pd_doctor_problem(d, "git init (or point --policy at the policy)",
                               "%s: the hook takes its policy from the git root "
                               "(--policy-from-git-root), but %s is in no git work tree: it "

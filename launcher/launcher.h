@@ -65,6 +65,10 @@ int pd_cmd_doctor(const struct pd_cli *cli);
 
 const char *pd_version(void);
 
+/* git_root.c: the git work tree around dir (absolute): the nearest folder
+ * from dir upwards holding a .git folder or file, into out. */
+bool pd_git_work_tree(const char *dir, char *out, size_t outlen);
+
 /* Absolute path of libpaldron_preload.so (PALDRON_PRELOAD_LIB, next to the
  * binary, or the install tree's library directory). Returns 0 or -1. */
 int pd_preload_path(char *out, size_t len);
