@@ -137,6 +137,19 @@ class ClaudeCodeTest(PaldronTest):
         self.assertIn("not found", text, run.report())
         self.assertNoCanary(run)
 
+    def test_killed_hook_blocks(self):
+        # A hook killed by a signal (here: it kills itself with SIGKILL) exits
+        # 137 in the client's shell; `|| exit 2` turns that into a block.
+        killer = self.scene.write("bin/paldron", "#!/bin/sh\nkill -KILL $$\n",
+                                  root=self.scene.base)
+        os.chmod(killer, 0o755)
+        self.scene.own()
+        self.configure(hook_command(killer, self.scene.policy))
+        run = self.run_claude("Bash", {"command": "cat .env", "description": "Show .env"})
+        _, is_error = self.tool_result(run)
+        self.assertTrue(is_error, "a killed hook must block\n" + run.report())
+        self.assertNoCanary(run)
+
     def test_missing_binary_without_exit2_runs_the_call(self):
         # The control of test_missing_binary_blocks: without `|| exit 2`
         # Claude Code lets the call run (exit 127 is "non-blocking"), so the

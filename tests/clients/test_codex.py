@@ -321,6 +321,19 @@ class CodexTest(PaldronTest):
         self.assertBlocked(run, text, "not found")
         self.assertNoCanary(run)
 
+    def test_killed_hook_blocks(self):
+        # A hook killed by a signal exits 137 in Codex's shell; `|| exit 2`
+        # turns that into a block.
+        killer = self.scene.write("bin/paldron", "#!/bin/sh\nkill -KILL $$\n",
+                                  root=self.scene.base)
+        os.chmod(killer, 0o755)
+        self.scene.own()
+        self.configure(hook_command(killer, self.scene.policy))
+        run = self.run_codex(self.shell("cat .env"))
+        text = self.tool_output(run)
+        self.assertBlocked(run, text, "Command blocked by PreToolUse hook")
+        self.assertNoCanary(run)
+
     def test_missing_binary_without_exit2_runs_the_call(self):
         # The control of test_missing_binary_blocks: without `|| exit 2` the
         # hook's exit 127 does not block, and the canary reaches the model.
