@@ -185,7 +185,10 @@ static bool send_record(const char *sock_path, const char *buf, size_t n)
     return w == (long)n;
 }
 
-static void print_event(const struct pd_event *ev)
+/* A program the live gate cannot see runs on the kernel layers - where
+ * there are some: only an isolated exec run has them (its temp home is
+ * set then); under `paldron env` or a degraded run nothing else gates it. */
+static void print_event(const struct pd_state *s, const struct pd_event *ev)
 {
     struct line l = {.n = 0};
     bool coverage = strcmp(ev->kind, PD_REPORT_COVERAGE) == 0;
@@ -203,7 +206,9 @@ static void print_event(const struct pd_event *ev)
         add(&l, " ");
         add(&l, ev->pattern);
     }
-    add(&l, coverage ? ") [kernel layers only]" : ") [live]");
+    add(&l, !coverage             ? ") [live]"
+            : s->ctx.temp_home[0] ? ") [kernel layers only]"
+                                  : ") [not gated: no kernel layers in this mode]");
     flush(&l);
 }
 
@@ -226,5 +231,5 @@ void pd_emit(const struct pd_state *s, const struct pd_event *ev, bool print_fal
     size_t n = pd_report_encode(&r, buf, sizeof buf);
     bool sent = n > 0 && s->sock_path[0] && send_record(s->sock_path, buf, n);
     if (!sent && print_fallback)
-        print_event(ev);
+        print_event(s, ev);
 }
