@@ -285,7 +285,7 @@ Test(grep, bounded_walk, .fini = teardown, .timeout = 120)
 static void glob_tool(const char *path, const char *pattern, const char *reason)
 {
     struct pd_verdict v;
-    char what[512];
+    char what[2 * PD_PATH_MAX + 32];
     snprintf(what, sizeof what, "Glob path=%s pattern=%s", TP_S(path), TP_S(pattern));
     pd_gate_glob(&ctx, NULL, path, pattern, &v);
     expect(&v, reason, NULL, what);
