@@ -37,7 +37,8 @@ static const char usage[] =
     "One line per check: 'ok: ...' or 'problem: ... - fix: ...'.\n"
     "Exit 0 when every check passes, 2 when a check fails, 1 on bad arguments.\n";
 
-static void line(const char *kind, const struct pd_doctor *d, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void line(const char *kind, const struct pd_doctor *d,
+                                                       const char *fmt, va_list ap)
 {
     printf("%s: %s: ", kind, pd_client_name(d->client));
     vprintf(fmt, ap);
