@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/exec.h"
 #include "launcher/launcher.h"
 
 static void env_help(void)
@@ -108,6 +109,17 @@ int pd_cmd_env(const struct pd_cli *cli)
         put_quoted(lib);
         fputs("\nexport LD_PRELOAD=", stdout);
         put_quoted(preload);
+        /* as exec does (exec_env.c): the live gate comes first in
+         * LD_PRELOAD, which a sanitizer runtime takes for a broken link
+         * order and aborts every ASan program on */
+        const char *asan = getenv("ASAN_OPTIONS");
+        if (!pd_asan_sets_link_order(asan)) {
+            char opts[PD_MSG_MAX];
+            snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0", asan ? asan : "",
+                     asan && asan[0] ? ":" : "");
+            fputs("\nexport ASAN_OPTIONS=", stdout);
+            put_quoted(opts);
+        }
         putchar('\n');
         rc = PD_EXIT_ALLOW;
     }

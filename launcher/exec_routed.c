@@ -115,7 +115,8 @@ void pd_exec_routed_free(char **argv)
 
 static void put(FILE *f, const struct pd_capture *cap, const char *name)
 {
-    fwrite(cap->buf, 1, cap->len, f);
+    if (cap->len) /* buf is NULL when the stream was empty */
+        fwrite(cap->buf, 1, cap->len, f);
     fflush(f);
     if (cap->dropped)
         pd_err("the command's %s was cut at %d bytes (%llu more bytes not shown)", name,

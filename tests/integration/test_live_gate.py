@@ -99,6 +99,10 @@ class EnvTest(PaldronTest):
         pol = ws.policy('deny_globs = ["*.secret"]\n')
         r = ws.run(["env", "--policy", pol])
         self.assertRun(r, 0, "the live gate only", "export LD_PRELOAD=", "export PALDRON_RUN=")
+        if "verify_asan_link_order" not in os.environ.get("ASAN_OPTIONS", ""):
+            # as exec: the preload comes first, which ASan programs must accept
+            self.assertIn("export ASAN_OPTIONS='", r.out)
+            self.assertIn("verify_asan_link_order=0'", r.out)
         script = r.out + "\n/usr/bin/python3 -c \"open('x.secret', 'w')\"; echo rc=$?\n"
         p = subprocess.run(["sh", "-c", script], cwd=ws.path, env={"PATH": RUN_PATH, "HOME": ws.home},
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
