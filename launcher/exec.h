@@ -73,8 +73,8 @@ struct pd_exec_plan {
     char **envp;
     long long timeout_sec; /* 0: no deadline (interactive only) */
     bool keep_background;
-    bool interactive; /* --interactive: the command shares paldron's stdio and process group */
-    bool routed;      /* --routed: output and exit status pass through (exec_routed.c) */
+    bool interactive;      /* --interactive: the command shares paldron's stdio and process group */
+    bool routed;           /* --routed: output and exit status pass through (exec_routed.c) */
     char cwd[PD_PATH_MAX]; /* where the command starts: the workspace, or a folder in it */
     /* The repository's git directory (and a linked work tree's common
      * one) made writable because the policy allows git ("" = none). */
