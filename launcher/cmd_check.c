@@ -7,42 +7,8 @@
 
 #include "launcher/launcher.h"
 
-static void check_help(void)
-{
-    fputs("usage: paldron check [--policy FILE] [--json] -- TOOL ['JSON-ARGS']\n"
-          "       paldron check [--policy FILE | --policy-from-git-root] --hook [--no-route]\n"
-          "                     [--workspace DIR] [--hook-allow-json] < hook-input.json\n"
-          "\n"
-          "Judge one tool call without running anything. TOOL is a tool name (read_file,\n"
-          "write_file, edit_file, list_dir, execute_code, git_ops, network tools, or any\n"
-          "other name, which gets the generic path pass); JSON-ARGS is its argument\n"
-          "object (default {}).\n"
-          "\n"
-          "  --policy FILE  policy file (default: built-in defaults; secrets always apply)\n"
-          "  --json         print the verdict as one JSON object on stdout\n"
-          "  --hook         read a Claude Code / Codex PreToolUse hook input on stdin; deny is\n"
-          "                 exit 2 with the reason on stderr and the JSON decision on stdout;\n"
-          "                 every internal error is a deny too (exit 2), never exit 1\n"
-          "  --hook-allow-json  on allow, print an explicit allow decision (default: nothing)\n"
-          "  --no-route     static-only hook: an allowed shell call runs bare, one the gate\n"
-          "                 cannot judge is denied (default: routed, see below)\n"
-          "  --policy-from-git-root  the policy is .paldron.toml at the root of the git work\n"
-          "                 tree around the call's cwd (missing: the call is denied)\n"
-          "  --workspace DIR  the project (default: the policy's folder or the git work\n"
-          "                 tree around cwd, whichever is nearer to cwd)\n"
-          "\n"
-          "Routing: a shell call (Bash, shell, exec_command) that the gate allows or cannot\n"
-          "judge statically is allowed with hookSpecificOutput.updatedInput.command = the\n"
-          "call under 'paldron exec --routed' with the same policy; only what it names\n"
-          "literally and the policy denies is denied here (docs/integrations.md).\n"
-          "\n"
-          "Exit: 0 allow (stdout 'paldron: allow TOOL'), 2 deny (stderr 'paldron: deny: ...'),\n"
-          "1 broken (bad policy, bad JSON, usage).\n",
-          stdout);
-}
-
 /* The verdict as one JSON object for scripts (same exit codes). */
-static void print_json(const char *tool, const struct pd_verdict *v)
+static void print_json(const char *tool, const struct pd_verdict *v, const char *fix)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "decision", v->deny ? "deny" : "allow");
@@ -59,6 +25,10 @@ static void print_json(const char *tool, const struct pd_verdict *v)
         else
             cJSON_AddNullToObject(o, "resolved_path");
         cJSON_AddStringToObject(o, "message", v->message);
+        if (fix[0])
+            cJSON_AddStringToObject(o, "advice", fix);
+        else
+            cJSON_AddNullToObject(o, "advice");
     }
     char *s = cJSON_PrintUnformatted(o);
     if (s)
@@ -69,10 +39,6 @@ static void print_json(const char *tool, const struct pd_verdict *v)
 
 int pd_cmd_check(const struct pd_cli *cli)
 {
-    if (cli->help) {
-        check_help();
-        return PD_EXIT_ALLOW;
-    }
     if (!cli->hook && (cli->no_route || cli->policy_from_git_root || cli->workspace)) {
         pd_err("--no-route, --policy-from-git-root and --workspace go with --hook");
         return PD_EXIT_BROKEN;
@@ -102,12 +68,15 @@ int pd_cmd_check(const struct pd_cli *cli)
         pd_err("%s", err.msg);
         rc = PD_EXIT_BROKEN;
     } else {
+        /* the smallest change that would allow it, as exec's lines say */
+        char fix[PD_PATH_MAX + 96];
+        pd_verdict_advice(&ctx, &v, NULL, fix, sizeof fix);
         if (cli->json)
-            print_json(tool, &v);
+            print_json(tool, &v, fix);
         else if (!v.deny)
             printf("paldron: allow %s\n", tool);
         if (v.deny)
-            pd_err("deny: %s", v.message);
+            pd_err("deny: %s%s%s%s", v.message, fix[0] ? " (" : "", fix, fix[0] ? ")" : "");
         rc = v.deny ? PD_EXIT_DENY : PD_EXIT_ALLOW;
     }
     pd_ctx_free(&ctx);

@@ -20,6 +20,7 @@
 
 #include "launcher/hook.h"
 #include "launcher/launcher.h"
+#include "launcher/policy_find.h"
 #include "policy/gate_agent.h"
 #include "policy/shell_programs.h"
 
@@ -48,6 +49,8 @@ static const char *advice(const struct pd_verdict *v)
     if (strcmp(r, PD_REASON_PROTECTED) == 0)
         return "This path is protected (it can run code later or changes agent settings): ask "
                "the user to change it.";
+    if (strcmp(r, PD_REASON_OUTSIDE_WS) == 0 && v->key && strcmp(v->key, "read_paths") == 0)
+        return "Read only inside the project, the system folders or the policy's read_paths.";
     if (strcmp(r, PD_REASON_OUTSIDE_WS) == 0)
         return "Work inside the project (the workspace).";
     if (strcmp(r, PD_REASON_OUTSIDE_ALLOW) == 0)
@@ -259,7 +262,9 @@ int pd_cmd_hook(const struct pd_cli *cli)
     const cJSON *input = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
     const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(in, "cwd");
     char here[PD_PATH_MAX], found[PD_PATH_MAX];
-    int rc;
+    int rc, nfound = 0;
+    /* no --policy: the .paldron.toml of the call's working directory */
+    const bool discover = !cli->policy_from_git_root && !cli->policy && !cli->no_policy;
     if (!cJSON_IsString(event) || strcmp(event->valuestring, "PreToolUse") != 0)
         rc = hook_broken("unexpected hook event %s%s%s (Paldron judges PreToolUse only)",
                          cJSON_IsString(event) ? "'" : "",
@@ -277,9 +282,14 @@ int pd_cmd_hook(const struct pd_cli *cli)
              pd_hook_policy_from_git_root(cwd ? cwd->valuestring : here, found, sizeof found, why,
                                           sizeof why) != 0)
         rc = hook_broken("%s", why); /* no policy found: block, never the defaults */
+    else if (discover && (nfound = pd_policy_discover(cwd ? cwd->valuestring : here, found,
+                                                      sizeof found, why, sizeof why)) < 0)
+        rc = hook_broken("%s", why); /* an unsafe .paldron.toml blocks */
     else {
         cJSON *empty = input ? NULL : cJSON_CreateObject();
-        const struct hook_call h = {.policy = cli->policy_from_git_root ? found : cli->policy,
+        /* --policy-from-git-root, else --policy, else the discovered one */
+        const struct hook_call h = {.policy = cli->policy_from_git_root || nfound > 0 ? found
+                                                                                      : cli->policy,
                                     .tool = tool->valuestring,
                                     .input = input ? input : empty,
                                     .cwd = cwd ? cwd->valuestring : here};

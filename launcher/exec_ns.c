@@ -163,7 +163,8 @@ static void mask_entry(const char *path, void *user)
  * literal: "~/.ssh/" + "**" is <home>/.ssh, "~/.kube/config" is itself. A
  * pattern with a wildcard elsewhere is left to Landlock (the home is not in
  * the run's read set). */
-static int home_secret(struct pd_exec_ns *n, const char *home, const char *pat)
+static int home_secret(struct pd_exec_ns *n, const char *home, const char *pat,
+                       const struct pd_ctx *lifted)
 {
     if (strncmp(pat, "~/", 2) != 0 || !home[0])
         return 0;
@@ -177,7 +178,8 @@ static int home_secret(struct pd_exec_ns *n, const char *home, const char *pat)
     if ((size_t)snprintf(abs, sizeof abs, "%s/%s", home, rel) >= sizeof abs)
         return 0;
     struct stat st;
-    if (lstat(abs, &st) != 0 || list_has(&n->hide, abs))
+    if (lstat(abs, &st) != 0 || list_has(&n->hide, abs) ||
+        (lifted && pd_secret_lifted(lifted, NULL, abs)))
         return 0;
     return list_add(&n->hide, abs);
 }
@@ -190,11 +192,11 @@ static int plan_masks(struct pd_exec_plan *p, const struct pd_scan *scan)
         return -1;
     const struct pd_ctx *c = p->ctx;
     for (const char *const *b = pd_builtin_secrets; *b; b++)
-        if (home_secret(&p->ns, c->home, *b) != 0)
+        if (home_secret(&p->ns, c->home, *b, c) != 0) /* unless allow_secrets lifts it */
             return -1;
     const struct pd_strv *deny = &c->policy->deny_globs;
     for (size_t k = 0; k < deny->n; k++)
-        if (home_secret(&p->ns, c->home, deny->v[k]) != 0)
+        if (home_secret(&p->ns, c->home, deny->v[k], NULL) != 0)
             return -1;
     return 0;
 }

@@ -8,7 +8,8 @@
  * root executes nothing unless an allowed program lives there. Shared
  * libraries keep working from the read right: Landlock checks execve and
  * the loader's open for execution, not mmap with PROT_EXEC. Read: the
- * workspace, /proc, the CPU topology (nproc, multiprocessing). Everything:
+ * workspace, read_paths, /proc, the CPU topology (nproc, multiprocessing), the
+ * cgroup limits and memory layout runtimes read at start. Everything:
  * the writable roots, the private temp home and /dev/shm (POSIX
  * semaphores), the workspace's persistent cache folder. The usual devices; /dev/tty only in
  * interactive mode (a captured command has no terminal, and what it writes must pass the output
@@ -21,9 +22,6 @@
 
 #include "launcher/exec.h"
 #include "policy/gate_exec.h"
-
-static const char *const system_dirs[] = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
-                                          "/lib64", "/libx32", "/etc",  "/opt"};
 
 static const char *const devices[] = {"/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
                                       "/dev/urandom", "/dev/pts",  "/dev/ptmx"};
@@ -91,17 +89,21 @@ int pd_exec_spec(struct pd_exec_plan *p)
         errno = ENOMEM;
         return -1;
     }
-    l->exec = calloc(COUNT(system_dirs) + l->nfloor + c->npolicy_roots + 8, sizeof *l->exec);
-    if (!l->exec) {
+    size_t nsystem = 0;
+    while (pd_system_read_dirs[nsystem])
+        nsystem++;
+    l->exec = calloc(nsystem + l->nfloor + c->npolicy_roots + 8, sizeof *l->exec);
+    l->read = calloc(nsystem + c->nread_roots + 12, sizeof *l->read);
+    if (!l->exec || !l->read) {
         pd_exec_spec_free(p);
         errno = ENOMEM;
         return -1;
     }
-    for (size_t k = 0; k < COUNT(system_dirs); k++) {
+    for (size_t k = 0; k < nsystem; k++) {
         if (floor)
-            l->read[nread++] = system_dirs[k];
+            l->read[nread++] = pd_system_read_dirs[k];
         else
-            l->exec[n++] = system_dirs[k];
+            l->exec[n++] = pd_system_read_dirs[k];
     }
     for (size_t k = 0; k < l->nfloor; k++)
         l->exec[n++] = l->floor[k];
@@ -133,8 +135,15 @@ int pd_exec_spec(struct pd_exec_plan *p)
 
     n = nread;
     l->read[n++] = c->workspace;
+    for (size_t k = 0; k < c->nread_roots; k++) /* read_paths */
+        l->read[n++] = c->read_roots[k];
     l->read[n++] = "/proc";
     l->read[n++] = "/sys/devices/system/cpu";
+    /* runtimes (node, the JVM, cargo, go) read their limits and memory
+     * layout here at every start and carry on when refused */
+    l->read[n++] = "/sys/fs/cgroup";
+    l->read[n++] = "/sys/kernel/mm/transparent_hugepage";
+    l->read[n++] = "/sys/devices/system/node";
     if (p->live) /* read by the preload in every process; the run dir stays read-only */
         l->read[n++] = p->live->compiled;
     if (pol->allow_network)
@@ -185,6 +194,7 @@ void pd_exec_spec_free(struct pd_exec_plan *p)
         free(l->floor[k]);
     free(l->floor);
     free(l->exec);
+    free(l->read);
     free(l->write);
     memset(l, 0, sizeof *l);
 }

@@ -259,6 +259,12 @@ static int parse_assignment(struct pd_outscan *scan, struct cursor *c, size_t a,
         k0 = a + 1;
         k1 = (size_t)(q - s);
         a = k1 + 1;
+    } else if (e - a > 2 && s[a] == '/' && s[a + 1] == '/') {
+        /* .npmrc's per-registry keys: "//registry.example/:_authToken=..." */
+        k0 = a;
+        while (a < e && s[a] != '=' && !is_blank(s[a]))
+            a++;
+        k1 = a;
     } else {
         k0 = a;
         while (a < e && (pd_os_is_word(s[a]) || s[a] == '.' || s[a] == '-'))
@@ -355,7 +361,8 @@ static int add_text(struct pd_outscan *scan, const char *text, size_t len, const
             rc = parse_pem(scan, &c, source_label);
             lines += 2; /* a PEM file is no one-line file */
         } else if (a == b || c.s[a] == '#' || c.s[a] == ';' || c.s[a] == '[' ||
-                   starts(c.s + a, b - a, "//")) {
+                   (starts(c.s + a, b - a, "//") && (b - a == 2 || is_blank(c.s[a + 2])))) {
+            /* a "// comment"; "//registry/:_authToken=..." is .npmrc's key */
             c.p = e < c.n ? e + 1 : e;
         } else {
             size_t before = c.p;

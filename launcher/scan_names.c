@@ -77,8 +77,8 @@ static int add(struct names *nm, size_t *cap, const char *comp, size_t len)
 
 /* The patterns the gate applies to writes, in its order. */
 struct pattern_lists {
-    const char *const *v[3];
-    size_t n[3];
+    const char *const *v[4];
+    size_t n[4];
 };
 
 static void lists_of(const struct pd_policy *p, struct pattern_lists *l)
@@ -87,13 +87,10 @@ static void lists_of(const struct pd_policy *p, struct pattern_lists *l)
     l->n[0] = p->deny_globs.n;
     l->v[1] = pd_builtin_secrets;
     l->n[1] = (size_t)-1;
-    if (p->protected_paths_set) {
-        l->v[2] = (const char *const *)p->protected_paths.v;
-        l->n[2] = p->protected_paths.n;
-    } else {
-        l->v[2] = pd_builtin_protected;
-        l->n[2] = (size_t)-1;
-    }
+    l->v[2] = (const char *const *)p->protected_paths.v;
+    l->n[2] = p->protected_paths.n;
+    l->v[3] = pd_builtin_protected;
+    l->n[3] = (size_t)-1;
 }
 
 /* Copy the last component of pattern ("~" expanded) to buf and add it. */
@@ -132,7 +129,7 @@ int pd_names_init(struct names *nm, const struct pd_ctx *ctx)
     /* One buffer sized for every component up front: the name_pat entries
      * point into it, so it must never move. */
     size_t home_len = strlen(ctx->home) + 1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         for (size_t k = 0; k < l.n[i] && l.v[i][k]; k++)
             need += strlen(l.v[i][k]) + home_len;
     if (p->file)
@@ -140,7 +137,7 @@ int pd_names_init(struct names *nm, const struct pd_ctx *ctx)
     nm->buf = malloc(need);
     if (!nm->buf)
         rc = -1;
-    for (int i = 0; rc == 0 && i < 3; i++)
+    for (int i = 0; rc == 0 && i < 4; i++)
         for (size_t k = 0; rc == 0 && k < l.n[i] && l.v[i][k]; k++)
             rc = add_pattern(nm, &cap, nm->buf, &blen, l.v[i][k], ctx->home);
     if (rc == 0 && p->file)

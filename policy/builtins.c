@@ -2,7 +2,9 @@
  * Secrets are denied for read and write (reason "secret"); protected paths
  * are readable but never writable (reason "protected"), because writing them
  * lets an agent persist or escalate (git hooks run later, agent and editor
- * configuration runs commands). protected_paths replaces the second list.
+ * configuration runs commands). protected_paths extends the second list,
+ * unprotect_paths removes entries of it, allow_secrets lifts the first for
+ * named paths (policy/gate_path.c).
  * "~/" patterns name files of the home: exec masks those that exist
  * (launcher/exec_ns.c), the live gate and the static gates judge them all. */
 #include <stddef.h>
@@ -22,7 +24,10 @@ const char *const pd_builtin_secrets[] = {
     /* tokens of command-line tools and of the agents themselves */
     "~/.config/gh/hosts.yml", "~/.cargo/credentials", "~/.cargo/credentials.toml",
     "~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.claude/.credentials.json",
-    "~/.codex/auth.json", NULL};
+    "~/.codex/auth.json",
+    /* the system's own: password hashes and host keys (/etc is readable, and
+     * a named path under it is a read like any other) */
+    "/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_*_key", NULL};
 /* Not here: /proc/<pid>/environ. procps-ng 4's `ps aux` and `ps -ef` read
  * every process's environ, so as a secret it would deny those runs under
  * exec; the agents' own tools refuse it (policy/gate_search.c). */
@@ -36,6 +41,11 @@ const char *const pd_builtin_protected[] = {".git/hooks/**", ".git/config", ".gi
                                             ".claude/**", ".codex/**", ".mcp.json",
                                             /* editor task and launch files */
                                             ".vscode/**", ".idea/**", NULL};
+
+/* Folders readable without read_paths: the ones a toolchain needs, which
+ * the kernel layers grant for reading in every run (launcher/exec_sandbox.c). */
+const char *const pd_system_read_dirs[] = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
+                                           "/lib64", "/libx32", "/etc",  "/opt", NULL};
 
 /* Writes that are never judged by the writable roots: the terminal, the
  * bit buckets and the process's own descriptors (/dev/stdout resolves to

@@ -12,12 +12,20 @@
  * private_net, file (the policy file), git_dirs_known and git_dir (the git
  * directories that existed at the start of the run: policy/gate_git.c),
  * go_tmp (the go work directory, when there is one: policy/gate_exec.h),
- * temp_home (the run's private temp home, when it is $HOME: pd_in_temp_home). */
+ * temp_home (the run's private temp home, when it is $HOME: pd_in_temp_home),
+ * read_root (every read_paths folder, resolved).
+ *
+ * What the kernel layers grant (policy/kernel_grants.h; only from
+ * pd_compile_grants, read by pd_compiled_load_grants and skipped by
+ * pd_compiled_load): kernel (1: Landlock applies), kernel_no_exec_writes,
+ * and one line per path of each list: kernel_exec, kernel_read,
+ * kernel_write, kernel_dev, kernel_readonly. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/kernel_grants.h"
 #include "policy/policy.h"
 #include "policy/toml_lex.h"
 
@@ -37,7 +45,31 @@ static void put(FILE *f, const char *key, const char *value)
     fputc('\n', f);
 }
 
+static void put_grants(FILE *f, const struct pd_kernel_grants *g)
+{
+    if (!g || !g->on)
+        return;
+    fputs("kernel 1\n", f);
+    fprintf(f, "kernel_no_exec_writes %d\n", g->no_exec_writes ? 1 : 0);
+    const struct {
+        const char *key;
+        const struct pd_strv *l;
+    } lists[] = {{"kernel_exec", &g->exec},
+                 {"kernel_read", &g->read},
+                 {"kernel_write", &g->write},
+                 {"kernel_dev", &g->dev},
+                 {"kernel_readonly", &g->readonly}};
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
+        for (size_t j = 0; j < lists[k].l->n; j++)
+            put(f, lists[k].key, lists[k].l->v[j]);
+}
+
 char *pd_compile(const struct pd_ctx *c)
+{
+    return pd_compile_grants(c, NULL);
+}
+
+char *pd_compile_grants(const struct pd_ctx *c, const struct pd_kernel_grants *g)
 {
     const struct pd_policy *p = c->policy;
     char *buf = NULL;
@@ -60,6 +92,9 @@ char *pd_compile(const struct pd_ctx *c)
         put(f, "go_tmp", c->go_tmp);
     if (c->temp_home[0])
         put(f, "temp_home", c->temp_home);
+    for (size_t k = 0; k < c->nread_roots; k++)
+        put(f, "read_root", c->read_roots[k]);
+    put_grants(f, g);
     if (p->file)
         put(f, "file", p->file);
 #define PD_KEY_STRV(name, doc)                                                                     \
@@ -129,6 +164,45 @@ static int set_scalar(struct pd_policy *p, const char *key, const char *value)
     return -1;
 }
 
+/* Append a copy of value to the list (v, n). 0 or -1. */
+static int push(char ***v, size_t *n, const char *value)
+{
+    char *copy = strdup(value);
+    char **nv = copy ? realloc(*v, (*n + 1) * sizeof *nv) : NULL;
+    if (!nv) {
+        free(copy);
+        return -1;
+    }
+    *v = nv;
+    (*v)[(*n)++] = copy;
+    return 0;
+}
+
+/* A kernel_* line into g (NULL: skipped). *handled false when key is none. */
+static int set_grant(struct pd_kernel_grants *g, const char *key, const char *value, bool *handled)
+{
+    *handled = strncmp(key, "kernel", 6) == 0;
+    if (!*handled || !g)
+        return 0;
+    if (strcmp(key, "kernel") == 0)
+        g->on = strcmp(value, "1") == 0;
+    else if (strcmp(key, "kernel_no_exec_writes") == 0)
+        g->no_exec_writes = strcmp(value, "1") == 0;
+    else if (strcmp(key, "kernel_exec") == 0)
+        return pd_strv_push(&g->exec, value);
+    else if (strcmp(key, "kernel_read") == 0)
+        return pd_strv_push(&g->read, value);
+    else if (strcmp(key, "kernel_write") == 0)
+        return pd_strv_push(&g->write, value);
+    else if (strcmp(key, "kernel_dev") == 0)
+        return pd_strv_push(&g->dev, value);
+    else if (strcmp(key, "kernel_readonly") == 0)
+        return pd_strv_push(&g->readonly, value);
+    else
+        return -1;
+    return 0;
+}
+
 static int set_context(struct pd_ctx *c, struct pd_policy *p, const char *key, const char *value,
                        bool *handled)
 {
@@ -153,16 +227,11 @@ static int set_context(struct pd_ctx *c, struct pd_policy *p, const char *key, c
         snprintf(c->go_tmp, sizeof c->go_tmp, "%s", value);
     else if (strcmp(key, "temp_home") == 0)
         snprintf(c->temp_home, sizeof c->temp_home, "%s", value);
-    else if (strcmp(key, "root") == 0) {
-        char *copy = strdup(value);
-        char **nv = copy ? realloc(c->roots, (c->nroots + 1) * sizeof *nv) : NULL;
-        if (!nv) {
-            free(copy);
-            return -1;
-        }
-        c->roots = nv;
-        c->roots[c->nroots++] = copy;
-    } else {
+    else if (strcmp(key, "root") == 0)
+        return push(&c->roots, &c->nroots, value);
+    else if (strcmp(key, "read_root") == 0)
+        return push(&c->read_roots, &c->nread_roots, value);
+    else {
         *handled = false;
     }
     return 0;
@@ -171,6 +240,14 @@ static int set_context(struct pd_ctx *c, struct pd_policy *p, const char *key, c
 int pd_compiled_load(const char *text, struct pd_policy *p, struct pd_ctx *c, char *err,
                      size_t errlen)
 {
+    return pd_compiled_load_grants(text, p, c, NULL, err, errlen);
+}
+
+int pd_compiled_load_grants(const char *text, struct pd_policy *p, struct pd_ctx *c,
+                            struct pd_kernel_grants *g, char *err, size_t errlen)
+{
+    if (g)
+        memset(g, 0, sizeof *g);
     pd_policy_defaults(p);
     memset(c, 0, sizeof *c);
     c->policy = p;
@@ -202,6 +279,8 @@ int pd_compiled_load(const char *text, struct pd_policy *p, struct pd_ctx *c, ch
         bool handled;
         int rc = set_context(c, p, line, sp + 1, &handled);
         if (!handled)
+            rc = set_grant(g, line, sp + 1, &handled);
+        if (!handled)
             rc = set_scalar(p, line, sp + 1);
         if (rc) {
             snprintf(err, errlen, "line %d: bad entry '%s'", lineno, line);
@@ -211,14 +290,15 @@ int pd_compiled_load(const char *text, struct pd_policy *p, struct pd_ctx *c, ch
     free(copy);
     if (!ended || c->workspace[0] != '/' || c->npolicy_roots > c->nroots) {
         snprintf(err, errlen, "truncated or incomplete compiled policy");
-        pd_ctx_free(c);
-        pd_policy_free(p);
-        return -1;
+        goto failed;
     }
     return 0;
 fail:
     free(copy);
+failed:
     pd_ctx_free(c);
     pd_policy_free(p);
+    if (g)
+        pd_kernel_grants_free(g);
     return -1;
 }

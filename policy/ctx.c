@@ -27,6 +27,25 @@ int pd_ctx_add_root(struct pd_ctx *c, const char *dir)
     return 0;
 }
 
+/* Resolve one read_paths entry (relative to the workspace, "~/" to home)
+ * into c->read_roots. */
+static int add_read_root(struct pd_ctx *c, const char *dir)
+{
+    char resolved[PD_PATH_MAX];
+    if (pd_path_normalize(c->workspace, c->home, dir, resolved, sizeof resolved))
+        return -1;
+    char *copy = strdup(resolved);
+    char **nv = copy ? realloc(c->read_roots, (c->nread_roots + 1) * sizeof *nv) : NULL;
+    if (!nv) {
+        free(copy);
+        errno = ENOMEM;
+        return -1;
+    }
+    c->read_roots = nv;
+    c->read_roots[c->nread_roots++] = copy;
+    return 0;
+}
+
 void pd_ctx_set_path_env(struct pd_ctx *c, const char *path_env)
 {
     snprintf(c->path_env, sizeof c->path_env, "%s",
@@ -68,6 +87,15 @@ int pd_ctx_init(struct pd_ctx *c, const struct pd_policy *p, const char *workspa
         return -1;
     }
     c->npolicy_roots = c->nroots;
+    const struct pd_strv *rp = &p->read_paths;
+    for (size_t k = 0; k < rp->n; k++) {
+        if (add_read_root(c, rp->v[k])) {
+            snprintf(err->msg, sizeof err->msg, "read_paths entry %s: %s", rp->v[k],
+                     strerror(errno));
+            pd_ctx_free(c);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -78,6 +106,11 @@ void pd_ctx_free(struct pd_ctx *c)
     free(c->roots);
     c->roots = NULL;
     c->nroots = 0;
+    for (size_t k = 0; k < c->nread_roots; k++)
+        free(c->read_roots[k]);
+    free(c->read_roots);
+    c->read_roots = NULL;
+    c->nread_roots = 0;
     for (size_t k = 0; k < c->ngit_dirs; k++)
         free(c->git_dirs[k]);
     free(c->git_dirs);

@@ -320,7 +320,7 @@ static bool only_the_link_leads_out(const struct pd_ctx *c, const char *arg,
         strcmp(v->reason, PD_REASON_UNRESOLVABLE) != 0)
         return false;
     struct pd_verdict name;
-    pd_gate_name(c, PD_OP_NAME, c->workspace, arg, &name);
+    pd_gate_name(c, PD_OP_NAME, c->cwd[0] ? c->cwd : c->workspace, arg, &name);
     return !name.deny;
 }
 
@@ -347,35 +347,48 @@ static bool is_interpreter(const char *prog)
     return false;
 }
 
-/* "-c", "-e", "-E", "-m", "--eval", "--print", "--command", and a shell's
- * combined flags ending in c ("-lc", "-ec"): the next word is code. */
+/* "-c", "-e", "-E", "-m", "-p", "--eval", "--print", "--command", and
+ * combined short flags ending in c or e ("-lc", "-ec", perl's "-ne",
+ * node's "-pe"): the next word is code (or a module name), never a path. */
 static bool code_option(const char *opt)
 {
-    static const char *const opts[] = {"-c",     "-e",      "-E",        "-m",
+    static const char *const opts[] = {"-c",     "-e",      "-E",        "-m", "-p",
                                        "--eval", "--print", "--command", NULL};
     for (size_t k = 0; opts[k]; k++)
         if (strcmp(opt, opts[k]) == 0)
             return true;
     size_t n = strlen(opt);
-    return n > 2 && opt[0] == '-' && opt[1] != '-' && opt[n - 1] == 'c' &&
+    return n > 2 && opt[0] == '-' && opt[1] != '-' && (opt[n - 1] == 'c' || opt[n - 1] == 'e') &&
            strspn(opt + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == n - 1;
+}
+
+/* "--eval=CODE", "--print=CODE", "--command=CODE": code in the word itself. */
+static bool attached_code(const char *arg)
+{
+    static const char *const opts[] = {"--eval=", "--print=", "--command=", NULL};
+    for (size_t k = 0; opts[k]; k++)
+        if (strncmp(arg, opts[k], strlen(opts[k])) == 0)
+            return true;
+    return false;
 }
 
 void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct pd_verdict *v,
                   bool *missing)
 {
-    pd_gate_binary(c, argv[0], c->workspace, v, missing);
+    /* relative names start where the command starts */
+    const char *base = c->cwd[0] ? c->cwd : c->workspace;
+    pd_gate_binary(c, argv[0], base, v, missing);
     if (v->deny)
         return;
     bool missing_bin = *missing;
     const bool interp = is_interpreter(argv[0]);
     for (int k = 1; k < argc; k++) {
-        if (interp && code_option(argv[k - 1]))
+        if (interp && (code_option(argv[k - 1]) || attached_code(argv[k])))
             continue; /* code, judged when it runs */
-        const char *arg = pd_path_arg(argv[k], c->workspace);
+        const char *arg = pd_path_arg(argv[k], base);
         if (!arg)
             continue;
-        pd_gate_path(c, PD_OP_NAME, c->workspace, arg, v);
+        pd_gate_path(c, PD_OP_NAME, base, arg, v);
         if (v->deny && !only_the_link_leads_out(c, arg, v))
             return;
     }

@@ -1,10 +1,13 @@
 /* policy/gate_path.c - judge one file-system operation on one path.
  *
- * Order (most specific reason first): deny_globs, built-in secrets, then for
- * writes the policy file and protected paths, then the scope: writes must lie
- * in a writable root, named paths (argv, tool calls) in the workspace and in
- * allow_paths. Reads and execs are judged by the patterns only: the kernel
- * layers decide what outside the workspace is readable. */
+ * Order (most specific reason first): deny_globs, built-in secrets (unless
+ * allow_secrets lifts them for the path), then for writes the policy file
+ * and protected paths (the built-in list minus unprotect_paths, plus
+ * protected_paths), then the scope: writes must lie in a writable root;
+ * named paths (argv, tool calls) are judged as reads and must lie in the
+ * readable scope (the workspace, the writable roots, read_paths, the system
+ * folders). Reads and execs the live gate sees are judged by the patterns
+ * only: the kernel layers decide what outside the workspace is readable. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,18 +78,66 @@ static const char *match_list(const char *const *list, size_t n, const char *rel
     return NULL;
 }
 
-/* The built-in protected patterns, with git's config and hooks decided by
- * the repositories that existed at the start (policy/gate_git.c). */
+bool pd_builtin_unprotected(const struct pd_policy *p, const char *pattern)
+{
+    for (size_t k = 0; k < p->unprotect_paths.n; k++)
+        if (strcmp(p->unprotect_paths.v[k], pattern) == 0)
+            return true;
+    return false;
+}
+
+/* The built-in protected patterns that unprotect_paths keeps, with git's
+ * config and hooks decided by the repositories that existed at the start
+ * (policy/gate_git.c). */
 static const char *match_builtin_protected(const struct pd_ctx *c, const char *rel, const char *abs)
 {
+    const struct pd_policy *p = c->policy;
     const char *hit = pd_git_protected(c, abs);
-    if (hit)
+    if (hit && !pd_builtin_unprotected(p, hit))
         return hit;
     for (size_t k = 0; pd_builtin_protected[k]; k++)
         if (!pd_git_builtin_pattern(pd_builtin_protected[k]) &&
+            !pd_builtin_unprotected(p, pd_builtin_protected[k]) &&
             pd_glob_match(pd_builtin_protected[k], rel, abs, c->home, true))
             return pd_builtin_protected[k];
     return NULL;
+}
+
+const char *pd_match_protected(const struct pd_ctx *c, const char *rel, const char *abs)
+{
+    const struct pd_policy *p = c->policy;
+    const char *hit = match_list((const char *const *)p->protected_paths.v, p->protected_paths.n,
+                                 rel, abs, c->home);
+    return hit ? hit : match_builtin_protected(c, rel, abs);
+}
+
+const char *pd_secret_lifted(const struct pd_ctx *c, const char *rel, const char *abs)
+{
+    const struct pd_strv *a = &c->policy->allow_secrets;
+    for (size_t k = 0; k < a->n; k++) {
+        const char *e = a->v[k];
+        /* a relative entry names a path of the workspace, never ~/.npmrc */
+        bool absolute = e[0] == '/' || (e[0] == '~' && e[1] == '/');
+        if ((absolute || rel) && pd_glob_match(e, rel, abs, c->home, true))
+            return e;
+    }
+    return NULL;
+}
+
+bool pd_readable_scope(const struct pd_ctx *c, const char *abs)
+{
+    if (pd_path_under(abs, c->workspace))
+        return true;
+    for (size_t k = 0; k < c->npolicy_roots; k++)
+        if (pd_path_under(abs, c->roots[k]))
+            return true;
+    for (size_t k = 0; k < c->nread_roots; k++)
+        if (pd_path_under(abs, c->read_roots[k]))
+            return true;
+    for (size_t k = 0; pd_system_read_dirs[k]; k++)
+        if (pd_path_under(abs, pd_system_read_dirs[k]))
+            return true;
+    return match_list(pd_builtin_writable, (size_t)-1, NULL, abs, c->home) != NULL;
 }
 
 /* The message is "<subject> (<reason>) [<rule>]"; the bracket names the rule
@@ -147,7 +198,8 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
     }
     /* the run's own temp home holds nothing of the user's (pd_in_temp_home) */
     if (!pd_in_temp_home(c, v->resolved) &&
-        (hit = pd_match_builtin_secret(op, rel, v->resolved, c->home))) {
+        (hit = pd_match_builtin_secret(op, rel, v->resolved, c->home)) &&
+        !pd_secret_lifted(c, rel, v->resolved)) {
         snprintf(rule, sizeof rule, "built-in secret: %s", hit);
         deny(v, c, PD_REASON_SECRET, "secrets", hit, rule);
         return;
@@ -159,10 +211,7 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
             deny(v, c, PD_REASON_PROTECTED, "policy_file", p->file, "the policy file in use");
             return;
         }
-        hit = p->protected_paths_set ? match_list((const char *const *)p->protected_paths.v,
-                                                  p->protected_paths.n, rel, v->resolved, c->home)
-                                     : match_builtin_protected(c, rel, v->resolved);
-        if (hit) {
+        if ((hit = pd_match_protected(c, rel, v->resolved))) {
             snprintf(rule, sizeof rule, "protected_paths: %s", hit);
             deny(v, c, PD_REASON_PROTECTED, "protected_paths", hit, rule);
             return;
@@ -177,9 +226,20 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
             match_list(pd_builtin_writable, (size_t)-1, NULL, given, c->home))
             return;
     }
-    /* scope: writes may touch every root; a named path only the policy's */
-    size_t nroots = is_write(op) ? c->nroots : c->npolicy_roots;
-    for (size_t k = 0; k < nroots; k++)
+    if (op == PD_OP_NAME) {
+        /* a named path is read: what the command writes is judged when it
+         * writes (the live gate, Landlock, the post-run scan) */
+        if (pd_readable_scope(c, v->resolved))
+            return;
+        char list[PD_PATH_MAX];
+        join_list(&p->read_paths, list, sizeof list);
+        snprintf(rule, sizeof rule, "readable: the workspace %s, the system folders%s%s",
+                 c->workspace, list[0] ? ", read_paths: " : "", list);
+        deny(v, c, PD_REASON_OUTSIDE_WS, "read_paths", NULL, rule);
+        return;
+    }
+    /* scope: writes may touch every root */
+    for (size_t k = 0; k < c->nroots; k++)
         if (pd_path_under(v->resolved, c->roots[k]))
             return;
     if (!rel) {

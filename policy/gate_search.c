@@ -521,7 +521,8 @@ static void judge_file(struct grep *g, const char *abs, bool link)
                                                abs, c->home))) {
             reason = PD_REASON_DENY_GLOB;
             key = "deny_globs";
-        } else if ((hit = pd_match_builtin_secret(PD_OP_READ, wrel, abs, c->home))) {
+        } else if ((hit = pd_match_builtin_secret(PD_OP_READ, wrel, abs, c->home)) &&
+                   !pd_secret_lifted(c, wrel, abs)) {
             reason = PD_REASON_SECRET;
             key = "secrets";
         } else {

@@ -103,6 +103,18 @@ static bool env_name_entry(const char *x)
     return x[n] == '\0' || (x[n] == '*' && x[n + 1] == '\0');
 }
 
+/* "a, b, c": the built-in protected patterns, for an error message. */
+static const char *builtin_protected_list(void)
+{
+    static char buf[512];
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; pd_builtin_protected[k] && n < sizeof buf; k++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", k ? ", " : "",
+                              pd_builtin_protected[k]);
+    return buf;
+}
+
 /* Entries of list keys: non-empty; patterns must compile; program entries
  * are a bare name or an absolute path. */
 static int check_list(struct loader *L, const struct pd_toml_entry *e, const struct pd_strv *s)
@@ -152,9 +164,19 @@ static int check_list(struct loader *L, const struct pd_toml_entry *e, const str
                             "policy malformed: %s entry '%s' must be a variable name or a prefix "
                             "ending in * (letters, digits, _)",
                             e->key, x);
+        } else if (strcmp(e->key, "unprotect_paths") == 0) {
+            bool builtin = false;
+            for (size_t b = 0; pd_builtin_protected[b]; b++)
+                builtin = builtin || strcmp(pd_builtin_protected[b], x) == 0;
+            if (!builtin)
+                return fail(L, e->line,
+                            "policy malformed: unprotect_paths entry '%s' is not a built-in "
+                            "protected path (they are: %s)",
+                            x, builtin_protected_list());
         } else if (strcmp(e->key, "output_scan_ignore") == 0) {
             /* rule names are checked against the scanner's list when a run starts */
-        } else if (strcmp(e->key, "allow_paths") != 0 && pd_glob_check(x, msg, sizeof msg)) {
+        } else if (strcmp(e->key, "allow_paths") != 0 && strcmp(e->key, "read_paths") != 0 &&
+                   pd_glob_check(x, msg, sizeof msg)) {
             return fail(L, e->line, "policy malformed: %s entry %s", e->key, msg);
         }
     }
@@ -301,6 +323,24 @@ static int key_index(const char *name)
     return -1;
 }
 
+/* "policy unknown key: alow_paths (did you mean 'allow_paths'?)"; just the
+ * key when no key is near (the original's message, which callers match). */
+static int unknown_key(struct loader *L, const struct pd_toml_entry *e)
+{
+    static const char *const keys[] = {
+#define PD_KEY_STRV(name, doc)                    #name,
+#define PD_KEY_BOOL(name, def, doc)               #name,
+#define PD_KEY_INT(name, def, lo, hi, doc)        #name,
+#define PD_KEY_FLOAT(name, def, doc)              #name,
+#define PD_KEY_ENUM(name, ctype, def, parse, doc) #name,
+#include "policy/policy_keys.def"
+    };
+    const char *near = pd_suggest(e->key, keys, sizeof keys / sizeof keys[0]);
+    if (near)
+        return fail(L, e->line, "policy unknown key: %s (did you mean '%s'?)", e->key, near);
+    return fail(L, e->line, "policy unknown key: %s", e->key);
+}
+
 static int on_entry(void *user, const char *section, const char *name, const char *value)
 {
     struct loader *L = user;
@@ -315,7 +355,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     const struct pd_toml_entry *e = &L->doc->v[n];
     int idx = key_index(e->key);
     if (idx < 0)
-        return fail(L, e->line, "policy unknown key: %s", e->key);
+        return unknown_key(L, e);
     return handle_entry(L, e, idx);
 }
 

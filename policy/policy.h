@@ -39,7 +39,7 @@ struct pd_policy {
 #define PD_KEY_FLOAT(name, def, doc)              double name;
 #define PD_KEY_ENUM(name, ctype, def, parse, doc) ctype name;
 #include "policy/policy_keys.def"
-    bool protected_paths_set; /* protected_paths given: replaces the built-in list */
+    bool protected_paths_set; /* protected_paths given (it extends the built-in list) */
     bool timeout_sec_set;     /* timeout_sec given (not 0): a routed call keeps it */
 };
 
@@ -79,6 +79,8 @@ char *pd_policy_dump(const struct pd_policy *p);
 /* NULL-terminated lists of the built-in secret and protected patterns. */
 extern const char *const pd_builtin_secrets[];
 extern const char *const pd_builtin_protected[];
+/* Folders every run may read (NULL-terminated): the system folders. */
+extern const char *const pd_system_read_dirs[];
 /* Device and descriptor paths writable whatever the roots (/dev/null ...). */
 extern const char *const pd_builtin_writable[];
 
@@ -162,8 +164,11 @@ enum pd_op {
     PD_OP_CREATE, /* create a new entry: as write */
     PD_OP_DELETE, /* remove or rename away: as write */
     PD_OP_EXEC,   /* run a file as a program: deny_globs, secrets */
-    PD_OP_NAME,   /* a path named in argv or a tool call: the original's rule,
-                     deny_globs, secrets, then outside workspace / allow_paths */
+    PD_OP_NAME,   /* a path named in argv or a tool call, judged as a read:
+                     deny_globs, secrets, then the readable scope (the
+                     workspace, the writable roots, read_paths, the system
+                     folders); the writes a command really does are judged
+                     when it does them */
 };
 
 const char *pd_op_name(enum pd_op op);
@@ -196,6 +201,11 @@ struct pd_ctx {
     char **roots;
     size_t nroots;
     size_t npolicy_roots; /* the first n roots come from the policy */
+    /* Readable roots named by read_paths (resolved); the workspace, the
+     * writable roots and the system folders (pd_system_read_dirs) are
+     * readable without them. */
+    char **read_roots;
+    size_t nread_roots;
     /* The run has a network namespace of its own with only lo (exec with
      * namespaces and the network off): loopback and wildcard addresses are
      * the run's own, not the host's. Where the host refuses the namespace,
@@ -290,6 +300,34 @@ void pd_gate_path(const struct pd_ctx *c, enum pd_op op, const char *base, const
 void pd_gate_name(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
                   struct pd_verdict *v);
 
+/* Is pattern (a built-in protected pattern) removed by unprotect_paths? */
+bool pd_builtin_unprotected(const struct pd_policy *p, const char *pattern);
+/* The protected pattern that abs (rel: relative to the workspace or NULL)
+ * matches: protected_paths first, then the built-ins unprotect_paths keeps
+ * (git's config and hooks by pd_git_protected); NULL if none. */
+const char *pd_match_protected(const struct pd_ctx *c, const char *rel, const char *abs);
+/* The allow_secrets entry that lifts the built-in secret rule for abs, or
+ * NULL. A relative entry matches in the workspace only (".npmrc" never
+ * lifts ~/.npmrc); deny_globs are never lifted. */
+const char *pd_secret_lifted(const struct pd_ctx *c, const char *rel, const char *abs);
+/* Does abs lie where a named path may be read: the workspace, a writable
+ * root, read_paths, a system folder, or a bit bucket (/dev/null)? */
+bool pd_readable_scope(const struct pd_ctx *c, const char *abs);
+
+/* (policy/advice.c) The smallest policy change that would allow what the
+ * rule key (a pd_verdict key: "deny_globs", "secrets", "protected_paths",
+ * "policy_file", "allow_network", "allow_paths", "workspace",
+ * "read_paths"; pattern: what matched) refused on abs (absolute, resolved;
+ * is_dir: abs is a folder), into out: "add \"build/\" to allow_paths", or
+ * "none narrow: <why>" where every change would open much more. "" when
+ * there is nothing to say (another key: the caller knows better). */
+void pd_advice(const struct pd_ctx *c, const char *key, const char *pattern, const char *abs,
+               bool is_dir, char *out, size_t len);
+/* pd_advice for a deny verdict (its key, pattern and resolved path; a
+ * program outside allow_binaries is named by program, as typed). */
+void pd_verdict_advice(const struct pd_ctx *c, const struct pd_verdict *v, const char *program,
+                       char *out, size_t len);
+
 /* Does arg look like a path? (flags, numbers, versions, URLs and prose are not.) */
 bool pd_looks_like_path(const char *arg, const char *base);
 
@@ -365,5 +403,13 @@ char *pd_compile(const struct pd_ctx *c);
  * pd_ctx_free and pd_policy_free. */
 int pd_compiled_load(const char *text, struct pd_policy *p, struct pd_ctx *c, char *err,
                      size_t errlen);
+
+/* ---- did you mean (policy/suggest.c) ------------------------------------ */
+
+/* The candidate nearest to a mistyped word, for "did you mean": within
+ * max(1, strlen(word) / 3) insertions, deletions, substitutions or swaps of
+ * neighbours (case ignored), else the only candidate that word (3 letters or
+ * more) begins; NULL when none is close. Returns one of candidates[0..n). */
+const char *pd_suggest(const char *word, const char *const *candidates, size_t n);
 
 #endif

@@ -28,8 +28,23 @@
 #define PD_REPORT_COVERAGE "coverage" /* an exec target runs without the preload */
 #define PD_REPORT_ERROR    "error"    /* the preload could not load its policy */
 /* a write outside the writable roots that no rule names was refused: the
- * verdict follows the command unless the policy says strict = true */
+ * verdict follows the command unless the policy says strict = true; also a
+ * call the live gate let through and a kernel layer refused (the key names
+ * the layer, PD_LAYER_*, and the reason is "<layer>: <why>") */
 #define PD_REPORT_BLOCKED "blocked"
+
+/* Keys of blocked records from the kernel layers (preload/kernel_refusal.h). */
+#define PD_LAYER_LANDLOCK  "landlock"
+#define PD_LAYER_SECCOMP   "seccomp"
+#define PD_LAYER_NAMESPACE "namespace"
+/* Their reasons. */
+#define PD_KERNEL_READ      "landlock: outside the readable roots"
+#define PD_KERNEL_WRITE     "landlock: outside the writable roots"
+#define PD_KERNEL_EXEC      "landlock: outside the exec roots"
+#define PD_KERNEL_NETWORK   "seccomp: network off"
+#define PD_KERNEL_MASKED    "namespace: masked secret"
+#define PD_KERNEL_READONLY  "namespace: read-only"
+#define PD_KERNEL_HOST_SOCK "namespace: host socket masked"
 
 /* Reasons of coverage records. */
 #define PD_REPORT_STATIC  "static binary"

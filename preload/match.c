@@ -183,10 +183,12 @@ struct pd_match *pd_match_build(const struct pd_ctx *c)
     int rc = set_add_list(&m->read, (const char *const *)p->deny_globs.v, p->deny_globs.n, home);
     if (!rc)
         rc = set_add_list(&m->read, pd_builtin_secrets, (size_t)-1, home);
-    if (!rc && p->protected_paths_set)
+    /* a filter: every protected pattern may deny (unprotect_paths and
+     * allow_secrets are the gate's to apply) */
+    if (!rc)
         rc = set_add_list(&m->protect, (const char *const *)p->protected_paths.v,
                           p->protected_paths.n, home);
-    else if (!rc)
+    if (!rc)
         rc = set_add_list(&m->protect, pd_builtin_protected, (size_t)-1, home);
     if (rc)
         return NULL; /* a process that cannot allocate this fails closed */
@@ -256,7 +258,7 @@ bool pd_match_maybe_denied(const struct pd_match *m, const struct pd_ctx *c, enu
         return true;
     /* git's config and hooks of nested repositories and submodules: the
      * built-in ".git/" patterns are anchored at the workspace root */
-    if (!c->policy->protected_paths_set && pd_git_protected(c, abs))
+    if (pd_git_protected(c, abs))
         return true;
     for (size_t k = 0; k < c->nroots; k++)
         if (pd_path_under(abs, c->roots[k]))

@@ -68,8 +68,15 @@ class CheckTest(PaldronTest):
         self.assertRun(r, 2, "notes.txt (outside allow_paths)", "allow_paths: src/, docs/")
 
     def test_outside_workspace_absolute(self):
+        # issue 14: named paths are reads; /usr is a system folder, readable
         r = self.check("read_file", {"path": "/usr/share/doc"})
-        self.assertRun(r, 2, "/usr/share/doc (outside workspace)")
+        self.assertRun(r, 0, "paldron: allow read_file")
+        # a folder outside the workspace and the system folders is not
+        out = os.path.join(self.ws.outside, "x.txt")
+        r = self.check("read_file", {"path": out})
+        self.assertRun(r, 2, "%s (outside workspace)" % out,
+                       "[readable: the workspace %s, the system folders]" % self.ws.path,
+                       '(add "%s" to read_paths)' % self.ws.outside)
 
     def test_symlink_escape_is_outside_workspace(self):
         os.symlink(self.ws.outside, self.p("src/out"))
@@ -82,11 +89,22 @@ class CheckTest(PaldronTest):
             "write_file", {"path": self.p(".git/hooks/pre-commit"), "content": "x"}))
         self.assertRun(r, 2, "(protected)", "protected_paths: .git/hooks/**")
 
-    def test_protected_paths_key_replaces_list(self):
+    def test_protected_paths_key_extends_list(self):
+        # issue 14: protected_paths extends the built-in list (it replaced it)
         pol = self.ws.policy('protected_paths = ["Makefile"]\n')
         r = self.ws.run(["check", "--policy", pol] + call(
             "write_file", {"path": self.p(".git/hooks/pre-commit"), "content": "x"}))
-        self.assertRun(r, 0, "paldron: allow write_file")
+        self.assertRun(r, 2, "(protected)", "protected_paths: .git/hooks/**")
+        r = self.ws.run(["check", "--policy", pol] + call(
+            "write_file", {"path": self.p("sub/Makefile"), "content": "x"}))
+        self.assertRun(r, 2, "(protected)", "protected_paths: Makefile")
+        # unprotect_paths removes a built-in entry, with a warning
+        pol = self.ws.policy('protected_paths = ["Makefile"]\nunprotect_paths = [".git/hooks/**"]\n')
+        r = self.ws.run(["check", "--policy", pol] + call(
+            "write_file", {"path": self.p(".git/hooks/pre-commit"), "content": "x"}))
+        self.assertRun(r, 0, "paldron: allow write_file",
+                       "paldron: warning: unprotect_paths removes the built-in protection of "
+                       ".git/hooks/** (%s)" % pol)
         r = self.ws.run(["check", "--policy", pol] + call(
             "write_file", {"path": self.p("sub/Makefile"), "content": "x"}))
         self.assertRun(r, 2, "(protected)", "protected_paths: Makefile")

@@ -345,6 +345,8 @@ struct gate_case {
 #define PROTECTED(p)  PD_REASON_PROTECTED, "protected_paths", p
 #define OUTSIDE_WS    PD_REASON_OUTSIDE_WS, NULL, NULL
 #define OUTSIDE_ALLOW PD_REASON_OUTSIDE_ALLOW, "allow_paths", NULL
+/* a named path outside the readable scope: the fix is read_paths */
+#define OUTSIDE_READ PD_REASON_OUTSIDE_WS, "read_paths", NULL
 
 static void run_cases(const char *policy_name, const struct gate_case *cases, size_t n)
 {
@@ -474,15 +476,19 @@ Test(gate_path, default_policy_with_deny_globs)
         {W, NULL, "~/.bashrc", OUTSIDE_WS, "&/.bashrc"},
         {W, NULL, "/", OUTSIDE_WS, "/"},
         {W, NULL, "@x/file", OUTSIDE_WS, "@x/file"},
-        {N, NULL, "@x", OUTSIDE_WS, "@x"},
+        {N, NULL, "@x", OUTSIDE_READ, "@x"},
         /* named paths */
         {N, NULL, ".", ALLOW, "@"},
         {N, NULL, "src/main.go", ALLOW, NULL},
         {N, NULL, "Makefile", ALLOW, NULL},
         {N, NULL, ".git/config", ALLOW, NULL},
-        {N, NULL, "../x", OUTSIDE_WS, NULL},
-        {N, NULL, "/etc/hosts", OUTSIDE_WS, NULL},
-        {N, NULL, "out/x.txt", OUTSIDE_WS, "%/x.txt"},
+        {N, NULL, "../x", OUTSIDE_READ, NULL},
+        /* issue 14: named paths are reads; /etc is a system folder */
+        {N, NULL, "/etc/hosts", ALLOW, "/etc/hosts"},
+        {N, NULL, "/usr/lib/x", ALLOW, "/usr/lib/x"},
+        {N, NULL, "&/notes.txt", OUTSIDE_READ, "&/notes.txt"},
+        {N, NULL, "%/x.txt", OUTSIDE_READ, "%/x.txt"},
+        {N, NULL, "out/x.txt", OUTSIDE_READ, "%/x.txt"},
         {N, NULL, "src/link", SECRET(".env"), "@/.env"},
         {N, NULL, "~/.ssh/id_rsa", SECRET(NULL), "&/.ssh/id_rsa"},
         {N, NULL, "&/.ssh", SECRET("~/.ssh/**"), "&/.ssh"},
@@ -495,20 +501,28 @@ Test(gate_path, allow_paths_scope_names_and_writes)
 {
     setup("allow_paths = [\"src/\"]");
     static const struct gate_case cases[] = {
-        {N, NULL, ".", OUTSIDE_ALLOW, "@"},
+        /* issue 14: named paths are reads: the whole workspace and the
+         * system folders are readable, allow_paths only bounds the writes
+         * (the neighbouring W/C/D cases still deny outside src/) */
+        {N, NULL, ".", ALLOW, "@"},
         {N, NULL, "src", ALLOW, "@/src"},
         {N, NULL, "src/main.go", ALLOW, NULL},
         {N, NULL, "lsrc/main.go", ALLOW, "@/src/main.go"},
-        {N, NULL, "docs/a.md", OUTSIDE_ALLOW, NULL},
-        {N, NULL, "srcx/a", OUTSIDE_ALLOW, NULL},
-        {N, NULL, "Makefile", OUTSIDE_ALLOW, NULL},
-        {N, NULL, "../x", OUTSIDE_WS, NULL},
-        {N, NULL, "/etc/hosts", OUTSIDE_WS, NULL},
+        {N, NULL, "docs/a.md", ALLOW, NULL},
+        {N, NULL, "srcx/a", ALLOW, NULL},
+        {N, NULL, "Makefile", ALLOW, NULL},
+        {N, NULL, "../x", OUTSIDE_READ, NULL},
+        {N, NULL, "/etc/hosts", ALLOW, NULL},
+        {N, NULL, "%/x.txt", OUTSIDE_READ, "%/x.txt"},
+        {N, NULL, "&/notes.txt", OUTSIDE_READ, NULL},
         {N, NULL, "src/link", SECRET(".env"), NULL},
+        {N, NULL, "docs/.env", SECRET(".env"), NULL},
         {W, NULL, "src/a", ALLOW, NULL},
         {C, "@/src", "new.c", ALLOW, "@/src/new.c"},
         {W, NULL, "docs/a.md", OUTSIDE_ALLOW, NULL},
+        {C, NULL, "srcx/a", OUTSIDE_ALLOW, NULL},
         {D, NULL, "Makefile", OUTSIDE_ALLOW, NULL},
+        {W, NULL, "/etc/hosts", OUTSIDE_WS, NULL},
         {W, NULL, "%/x.txt", OUTSIDE_WS, NULL},
         {W, NULL, "/dev/null", ALLOW, NULL},
         {R, NULL, "docs/a.md", ALLOW, NULL},
@@ -518,16 +532,18 @@ Test(gate_path, allow_paths_scope_names_and_writes)
     run_cases("allow_paths=src/", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(gate_path, protected_paths_replace_the_builtins)
+/* issue 14: protected_paths extends the built-in list (it replaced it) */
+Test(gate_path, protected_paths_extend_the_builtins)
 {
     setup("protected_paths = [\"docs/**\", \"*.lock\"]");
     static const struct gate_case cases[] = {
         {W, NULL, "docs/a.md", PROTECTED("docs/**"), NULL},
         {C, NULL, "docs/new.md", PROTECTED("docs/**"), NULL},
         {W, NULL, "sub/Cargo.lock", PROTECTED("*.lock"), NULL},
-        {W, NULL, ".git/config", ALLOW, NULL},
-        {W, NULL, ".git/hooks/pre-commit", ALLOW, NULL},
-        {W, NULL, ".claude/settings.json", ALLOW, NULL},
+        {W, NULL, ".git/config", PROTECTED(".git/config"), NULL},
+        {W, NULL, ".git/hooks/pre-commit", PROTECTED(".git/hooks/**"), NULL},
+        {W, NULL, ".claude/settings.json", PROTECTED(".claude/**"), NULL},
+        {W, NULL, "src/main.go", ALLOW, NULL},
         {W, NULL, ".env", SECRET(".env"), NULL},
         {R, NULL, "docs/a.md", ALLOW, NULL},
         {N, NULL, "docs/a.md", ALLOW, NULL},
@@ -535,16 +551,27 @@ Test(gate_path, protected_paths_replace_the_builtins)
     run_cases("protected_paths", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(gate_path, empty_protected_paths_protect_nothing)
+/* issue 14: protected_paths extends the built-in list, so an empty one
+ * keeps it; unprotect_paths is what removes built-in entries. */
+Test(gate_path, empty_protected_paths_keep_the_builtins)
 {
     setup("protected_paths = []");
     cr_expect(pol.protected_paths_set);
     static const struct gate_case cases[] = {
-        {W, NULL, ".git/config", ALLOW, NULL},
-        {W, NULL, ".vscode/tasks.json", ALLOW, NULL},
+        {W, NULL, ".git/config", PROTECTED(".git/config"), NULL},
+        {W, NULL, ".vscode/tasks.json", PROTECTED(".vscode/**"), NULL},
         {W, NULL, ".env", SECRET(".env"), NULL},
     };
     run_cases("protected_paths=[]", cases, sizeof cases / sizeof cases[0]);
+    setup("unprotect_paths = [\".git/config\", \".vscode/**\"]");
+    static const struct gate_case unprotected[] = {
+        {W, NULL, ".git/config", ALLOW, NULL},
+        {W, NULL, ".vscode/tasks.json", ALLOW, NULL},
+        {W, NULL, ".git/hooks/pre-commit", PROTECTED(".git/hooks/**"), NULL},
+        {W, NULL, ".idea/workspace.xml", PROTECTED(".idea/**"), NULL},
+        {W, NULL, ".env", SECRET(".env"), NULL},
+    };
+    run_cases("unprotect_paths", unprotected, sizeof unprotected / sizeof unprotected[0]);
 }
 
 Test(gate_path, deny_globs_come_before_secrets)
@@ -696,8 +723,19 @@ Test(gate_path, message_names_the_rule)
     cr_expect(strstr(v.message, "*.log") != NULL, "%s", v.message);
     pd_gate_path(&ctx, PD_OP_READ, NULL, ".env", &v);
     cr_expect(strstr(v.message, ".env (secret) [") == v.message, "%s", v.message);
+    /* issue 14: named paths are reads: a write outside allow_paths names
+     * the writable folders, a named path outside the readable scope names
+     * what is readable */
+    pd_gate_path(&ctx, PD_OP_WRITE, NULL, "docs/a.md", &v);
+    cr_expect(v.deny && strstr(v.message, "src/") != NULL, "%s", v.message);
     pd_gate_path(&ctx, PD_OP_NAME, NULL, "docs/a.md", &v);
-    cr_expect(strstr(v.message, "src/") != NULL, "%s", v.message);
+    cr_expect_not(v.deny, "%s", v.message);
+    char outside[PD_PATH_MAX];
+    snprintf(outside, sizeof outside, "%s/x.txt", outd);
+    pd_gate_path(&ctx, PD_OP_NAME, NULL, outside, &v);
+    cr_expect(v.deny && strstr(v.message, "readable: the workspace ") != NULL &&
+                  strstr(v.message, ws) != NULL && strstr(v.message, "the system folders") != NULL,
+              "%s", v.message);
 }
 
 /* Gate writes of devs[] with fd 1 and 2 pointing at target_fd. */
@@ -1177,7 +1215,11 @@ Test(gate_argv, default_policy)
         {{"cat", "../x", ".env"}, PD_REASON_OUTSIDE_WS, "../x", NULL},
         {{"cat", ".env", "../x"}, PD_REASON_SECRET, ".env", NULL},
         {{"tool", "--level=3"}, NULL, NULL, NULL},
-        {{"tool", "--output=/etc/passwd"}, PD_REASON_OUTSIDE_WS, "/etc/passwd", NULL},
+        /* issue 14: named paths are reads; /etc is a system folder (a write
+         * there is judged when the command does it) */
+        {{"tool", "--output=/etc/passwd"}, NULL, NULL, NULL},
+        {{"tool", "--output=/srv/out.txt"}, PD_REASON_OUTSIDE_WS, "/srv/out.txt", NULL},
+        {{"tool", "--output=/home/x/notes.txt"}, PD_REASON_OUTSIDE_WS, NULL, NULL},
         {{"tool", "-o/etc/passwd"}, NULL, NULL, NULL},
         {{"pip", "install", "requests==2.31.0", "flask>=2"}, NULL, NULL, NULL},
         {{"curl", "https://x/y"}, NULL, NULL, NULL},
@@ -1205,14 +1247,21 @@ Test(gate_argv, default_policy)
 Test(gate_argv, allow_paths)
 {
     setup("allow_paths = [\"src/\"]");
+    /* issue 14: named paths are reads: the workspace is readable whatever
+     * allow_paths says; outside it, secrets and deny_globs still deny */
     static const struct argv_case cases[] = {
-        {{"ls", "."}, PD_REASON_OUTSIDE_ALLOW, ".", NULL},
+        {{"ls", "."}, NULL, NULL, NULL},
         {{"ls", "src"}, NULL, NULL, NULL},
         {{"ls", "src/main.go"}, NULL, NULL, NULL},
-        {{"cat", "Makefile"}, PD_REASON_OUTSIDE_ALLOW, "Makefile", NULL},
-        {{"cat", "docs/a.md"}, PD_REASON_OUTSIDE_ALLOW, NULL, NULL},
+        {{"cat", "Makefile"}, NULL, NULL, NULL},
+        {{"cat", "docs/a.md"}, NULL, NULL, NULL},
         {{"make", "build"}, NULL, NULL, NULL},
-        {{"cat", "--in=docs/a.md"}, PD_REASON_OUTSIDE_ALLOW, "docs/a.md", NULL},
+        {{"cat", "--in=docs/a.md"}, NULL, NULL, NULL},
+        {{"cat", "../x"}, PD_REASON_OUTSIDE_WS, "../x", NULL},
+        {{"cat", "--in=/srv/x.txt"}, PD_REASON_OUTSIDE_WS, "/srv/x.txt", "/srv/x.txt"},
+        {{"cat", "%/x.txt"}, PD_REASON_OUTSIDE_WS, "%/x.txt", "%/x.txt"},
+        {{"cat", "docs/../.env"}, PD_REASON_SECRET, NULL, "@/.env"},
+        {{"cp", "docs/a.md", "&/notes.txt"}, PD_REASON_OUTSIDE_WS, "&/notes.txt", NULL},
     };
     run_argv_cases("allow_paths=src/", cases, sizeof cases / sizeof cases[0]);
 }

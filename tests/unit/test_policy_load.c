@@ -571,9 +571,13 @@ struct err_case {
 static const struct err_case err_cases[] = {
     /* unknown keys and tables */
     {"bogus = 1", "policy unknown key: bogus", NULL, NULL, 1},
-    {"\n\nAllow_Paths = []", "policy unknown key: Allow_Paths", NULL, NULL, 3},
-    {"TIMEOUT_SEC = 5", "policy unknown key: TIMEOUT_SEC", NULL, NULL, 1},
-    {"allow_path = []", "policy unknown key: allow_path", NULL, NULL, 1},
+    /* a key near a known one names it (policy/suggest.c, "did you mean") */
+    {"\n\nAllow_Paths = []", "policy unknown key: Allow_Paths (did you mean 'allow_paths'?)", NULL,
+     NULL, 3},
+    {"TIMEOUT_SEC = 5", "policy unknown key: TIMEOUT_SEC (did you mean 'timeout_sec'?)", NULL, NULL,
+     1},
+    {"allow_path = []", "policy unknown key: allow_path (did you mean 'allow_paths'?)", NULL, NULL,
+     1},
     {"[table]\n", "policy unknown key: table", NULL, NULL, 1},
     {"timeout_sec = 5\n[sandbox]\nx = 1\n", "policy unknown key: sandbox", NULL, NULL, 2},
     {"timeout_sec = 5\n\n  [ limits ]  \n", "policy unknown key: limits", NULL, NULL, 3},

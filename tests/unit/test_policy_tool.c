@@ -327,7 +327,9 @@ Test(tool_gate, suspicious_substrings_at_any_depth)
         {"mytool", "{\"x\":\"etc\"}", true, NULL, NULL},
         {"mytool", "{\"x\":\"etc/passwd.txt\"}", true, NULL, NULL},
         {"mytool", "{\"n\":1,\"b\":false,\"z\":null,\"a\":[1,2]}", true, NULL, NULL},
-        {"mytool", "{\"k\":\"/etc\"}", true, PD_REASON_OUTSIDE_WS, NULL},
+        /* issue 14: named paths are reads; /etc is a system folder */
+        {"mytool", "{\"k\":\"/etc\"}", true, NULL, NULL},
+        {"mytool", "{\"k\":\"/srv\"}", true, PD_REASON_OUTSIDE_WS, NULL},
         /* suspicious before semantics */
         {"write_file", "{\"content\":\"x\",\"path\":\"../x\"}", true, SUSP("path")},
     };
@@ -424,8 +426,13 @@ Test(tool_gate, execute_code_allow_paths_and_binaries)
 {
     setup("allow_paths = [\"src/\"]\nallow_binaries = [\"ls\"]");
     static const struct tool_case cases[] = {
-        {"execute_code", "{\"command\":\"ls docs\",\"dir\":\"{WS}\"}", true,
-         PD_REASON_OUTSIDE_ALLOW, NULL},
+        /* issue 14: named paths are reads: docs/ is readable, outside the
+         * workspace is not */
+        {"execute_code", "{\"command\":\"ls docs\",\"dir\":\"{WS}\"}", true, NULL, NULL},
+        {"execute_code", "{\"command\":\"ls {OUT}\",\"dir\":\"{WS}\"}", true, PD_REASON_OUTSIDE_WS,
+         NULL},
+        {"execute_code", "{\"command\":\"ls .env\",\"dir\":\"{WS}\"}", true, PD_REASON_SECRET,
+         NULL},
         {"execute_code", "{\"command\":\"ls main.go\",\"dir\":\"{WS}/src\"}", true, NULL, NULL},
         {"execute_code", "{\"command\":\"cat main.go\",\"dir\":\"{WS}/src\"}", true,
          PD_REASON_BINARY, NULL},
@@ -489,9 +496,14 @@ Test(tool_gate, path_pass_allow_paths)
 {
     setup("allow_paths = [\"src/\"]");
     static const struct tool_case cases[] = {
-        {"mytool", "{\"p\":\"docs/a.md\"}", true, PD_REASON_OUTSIDE_ALLOW, NULL},
+        /* issue 14: named paths are reads: the workspace is readable
+         * whatever allow_paths says; writes stay inside allow_paths */
+        {"mytool", "{\"p\":\"docs/a.md\"}", true, NULL, NULL},
+        {"mytool", "{\"p\":\"{OUT}/x.txt\"}", true, PD_REASON_OUTSIDE_WS, NULL},
         {"mytool", "{\"p\":\"src/main.go\"}", true, NULL, NULL},
-        {"read_file", "{\"path\":\"{WS}/docs/a.md\"}", true, PD_REASON_OUTSIDE_ALLOW, NULL},
+        {"read_file", "{\"path\":\"{WS}/docs/a.md\"}", true, NULL, NULL},
+        {"read_file", "{\"path\":\"{OUT}/x.txt\"}", true, PD_REASON_OUTSIDE_WS, NULL},
+        {"read_file", "{\"path\":\"{WS}/docs/.env\"}", true, PD_REASON_SECRET, NULL},
         {"write_file", "{\"content\":\"x\",\"path\":\"{WS}/docs/a.md\"}", true,
          PD_REASON_OUTSIDE_ALLOW, NULL},
         {"write_file", "{\"content\":\"x\",\"path\":\"{WS}/src/b.go\"}", true, NULL, NULL},
