@@ -1,13 +1,17 @@
-/* launcher/cli.c - option scanning shared by the subcommands, policy
- * loading, usage text. Options are recognised up to the first positional or
- * "--"; everything after belongs to the command or the tool call. */
+/* launcher/cli.c - the option table and the option scanner shared by the
+ * subcommands. Options are recognised up to the first positional or "--";
+ * everything after belongs to the command or the tool call. The table
+ * (launcher/cli_table.h) also drives every --help, the man page and the
+ * completion scripts: an option exists once, here. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher/cli_table.h"
 #include "launcher/launcher.h"
 #include "platform/platform.h"
 
@@ -33,133 +37,387 @@ void pd_err(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-void pd_usage(bool to_stdout)
-{
-    FILE *f = to_stdout ? stdout : stderr;
-    fputs("paldron — policy gate and sandboxed exec (exits 0 allow, 2 deny, 1 broken)\n"
-          "\n"
-          "  paldron check --policy p.toml -- toolname '{\"json\":\"args\"}'\n"
-          "  paldron exec  --policy p.toml -- argv...\n"
-          "  paldron schema --tool name\n"
-          "  paldron explain --policy p.toml PATH | -- argv...\n"
-          "  paldron env     --policy p.toml     (eval \"$(...)\": the live gate only)\n"
-          "  paldron cache   path | clean [--all] (exec's persistent caches)\n"
-          "  paldron init    claude-code|codex [--project DIR] [--user] [--trust] [--dry-run]\n"
-          "  paldron doctor  [claude-code|codex] [--project DIR]\n"
-          "  paldron version\n"
-          "\n"
-          "Run 'paldron SUBCOMMAND --help' for the options of each subcommand.\n",
-          f);
-}
+#define FIELD(f) offsetof(struct pd_cli, f)
 
-enum opt_arg { OPT_FLAG, OPT_VALUE };
+#define POLICY_HELP                                                                                \
+    "policy file (default: .paldron.toml in the working directory or the nearest parent up to "    \
+    "the repository root; --no-policy for the built-in defaults)"
 
-struct opt {
-    const char *name;
-    enum opt_arg arg;
-    const char *subs; /* space-separated subcommands that take it */
+/* In the order the help lists them. */
+const struct pd_option pd_options[] = {
+    /* "schema" and "version" take --policy and ignore it: the original read
+     * the policy there (docs/compat.md, L09), so scripts pass it */
+    {"--policy",
+     NULL,
+     "FILE",
+     PD_COMPLETE_FILE,
+     NULL,
+     PD_CHECK_NONEMPTY,
+     FIELD(policy),
+     "check exec explain env schema version",
+     "schema version",
+     {{NULL, POLICY_HELP}}},
+    {"--no-policy",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(no_policy),
+     "check exec explain env",
+     NULL,
+     {{NULL, "use the built-in defaults: no policy file, no discovery"}}},
+    {"--policy-from-git-root",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(policy_from_git_root),
+     "check init",
+     NULL,
+     {{"check", "the policy is .paldron.toml at the root of the git work tree around the call's "
+                "cwd (missing: the call is denied)"},
+      {"init", "the hook reads .paldron.toml at the git root of each call"}}},
+    {"--workspace",
+     NULL,
+     "DIR",
+     PD_COMPLETE_DIR,
+     NULL,
+     PD_CHECK_ABSOLUTE,
+     FIELD(workspace),
+     "exec check",
+     NULL,
+     {{"exec", "the project (default: the current directory, where the command runs; it must lie "
+               "inside DIR)"},
+      {"check", "the project (default: the policy's folder or the git work tree around cwd, "
+                "whichever is nearer to cwd)"}}},
+    {"--json",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(json),
+     "check exec explain",
+     NULL,
+     {{"check", "print the verdict as one JSON object on stdout"},
+      {"exec", "print one JSON result object on stdout instead of the result block"},
+      {"explain", "print the decisions as one JSON object on stdout (same exit codes)"}}},
+    {"--hook",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(hook),
+     "check",
+     NULL,
+     {{NULL, "read a Claude Code / Codex PreToolUse hook input on stdin; deny is exit 2 with the "
+             "reason on stderr and the JSON decision on stdout; every internal error is a deny "
+             "too (exit 2), never exit 1"}}},
+    {"--hook-allow-json",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(hook_allow_json),
+     "check",
+     NULL,
+     {{NULL, "on allow, print an explicit allow decision (default: nothing)"}}},
+    {"--no-route",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(no_route),
+     "check init",
+     NULL,
+     {{"check", "static-only hook: an allowed shell call runs bare, one the gate cannot judge is "
+                "denied (default: routed, see below)"},
+      {"init", "static-only hook: allowed shell calls run bare, not under paldron exec "
+               "(docs/integrations.md, Routing)"}}},
+    {"--stream",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(stream),
+     "exec",
+     NULL,
+     {{NULL, "print the command's output as it comes (redacted on the fly) instead of a result "
+             "block at the end"}}},
+    {"--timeout",
+     NULL,
+     "SEC",
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_SECONDS,
+     FIELD(timeout),
+     "exec",
+     NULL,
+     {{NULL, "end the run after SEC seconds (at most the policy's timeout_sec)"}}},
+    {"--audit",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(audit),
+     "exec",
+     NULL,
+     {{NULL, "the argv gate and the live gate only log: they print what they would have "
+             "denied and the smallest narrow policy change that would allow it (kernel layers "
+             "on; what they refuse is printed as 'blocked')"}}},
+    {"--log",
+     NULL,
+     "FILE",
+     PD_COMPLETE_FILE,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(log),
+     "exec",
+     NULL,
+     {{NULL, "write every live-gate record (denials, coverage) as JSON lines"}}},
+    {"--interactive",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(interactive),
+     "exec",
+     NULL,
+     {{NULL, "wrap a long-lived program (an agent's CLI): it gets paldron's stdin, stdout and "
+             "stderr (the terminal) and stays in paldron's process group (terminal keys reach "
+             "it; Ctrl-C is its to handle). Nothing is captured, so its output cannot be held "
+             "back, scanned or redacted: it reaches the terminal as it is written. The argv gate, "
+             "kernel layers, live gate and post-run scan still apply to everything it runs; live "
+             "denials are printed on stderr as they happen, then 'paldron: interactive run "
+             "ended: N live denial(s), exit CODE' and the verdict lines. No time limit unless "
+             "--timeout (the policy's timeout_sec limits one captured command, not a session; "
+             "--timeout is not capped by it here). keep_background does not apply: every "
+             "process is ended when the program exits."}}},
+    {"--routed",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(routed),
+     "exec",
+     NULL,
+     {{NULL, "run a shell call that the hook routed (check --hook): COMMAND is one command text, "
+             "run by Paldron's own bash (not judged against allow_binaries; the programs it "
+             "starts are). Its stdout, stderr and exit status pass through as if it ran bare "
+             "(after the output scan), plus 'paldron: deny: ...' lines on stderr; a run with a "
+             "denial ends non-zero (2 when the command itself exited 0), a timeout 124, a "
+             "sandbox failure 126. --timeout is the client's limit unless the policy file sets "
+             "timeout_sec."}}},
+    {"--op",
+     NULL,
+     "OP",
+     PD_COMPLETE_CHOICES,
+     "read write create delete exec name",
+     PD_CHECK_ANY,
+     FIELD(op),
+     "explain",
+     NULL,
+     {{NULL, "read, write, create, delete, exec or name: judge PATH for this operation only "
+             "(default: read, write, exec and name)"}}},
+    {"--tool",
+     NULL,
+     "NAME",
+     PD_COMPLETE_TOOLS,
+     NULL,
+     PD_CHECK_NONEMPTY,
+     FIELD(tool),
+     "schema",
+     NULL,
+     {{NULL, "print the JSON definition of the built-in tool NAME"}}},
+    {"--list",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(list),
+     "schema",
+     NULL,
+     {{NULL, "list the names of the built-in tools"}}},
+    {"--project",
+     NULL,
+     "DIR",
+     PD_COMPLETE_DIR,
+     NULL,
+     PD_CHECK_NONEMPTY,
+     FIELD(project),
+     "init doctor",
+     NULL,
+     {{NULL, "the project (default: the git work tree around the current directory, else the "
+             "current directory)"}}},
+    {"--user",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(user),
+     "init",
+     NULL,
+     {{NULL, "the user's settings: one hook for every project, which finds each project's policy "
+             "itself (--policy-from-git-root)"}}},
+    {"--preset",
+     NULL,
+     "NAME",
+     PD_COMPLETE_CHOICES,
+     "python node go rust c",
+     PD_CHECK_ANY,
+     FIELD(preset),
+     "init",
+     NULL,
+     {{NULL, "python|node|go|rust|c: the starter policy for this kind of project"}}},
+    {"--trust",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(trust),
+     "init",
+     NULL,
+     {{NULL, "codex: write the trust Codex needs into $CODEX_HOME/config.toml (the project, and "
+             "this hook's hash from codex app-server)"}}},
+    {"--dry-run",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(dry_run),
+     "init",
+     NULL,
+     {{NULL, "print the diff of every file it would write; write nothing"}}},
+    {"--man",
+     NULL,
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(man),
+     "help",
+     NULL,
+     {{NULL, "print the manual page paldron(1) as troff (paldron help --man | man -l -)"}}},
+    {"--help",
+     "-h",
+     NULL,
+     PD_COMPLETE_NOTHING,
+     NULL,
+     PD_CHECK_ANY,
+     FIELD(help),
+     "*",
+     NULL,
+     {{NULL, "print this help"}}},
 };
+const size_t pd_noptions = sizeof pd_options / sizeof pd_options[0];
 
-static const struct opt options[] = {
-    {"--policy", OPT_VALUE, "check exec schema version explain env"},
-    {"--json", OPT_FLAG, "check"},
-    {"--hook", OPT_FLAG, "check"},
-    {"--hook-allow-json", OPT_FLAG, "check"},
-    {"--tool", OPT_VALUE, "schema"},
-    {"--list", OPT_FLAG, "schema"},
-    {"--audit", OPT_FLAG, "exec"},
-    {"--interactive", OPT_FLAG, "exec"},
-    {"--log", OPT_VALUE, "exec"},
-    {"--timeout", OPT_VALUE, "exec"},
-    {"--workspace", OPT_VALUE, "exec check"},
-    {"--routed", OPT_FLAG, "exec"},
-    {"--no-route", OPT_FLAG, "check init"},
-    {"--policy-from-git-root", OPT_FLAG, "check init"},
-    {"--project", OPT_VALUE, "init doctor"},
-    {"--user", OPT_FLAG, "init"},
-    {"--dry-run", OPT_FLAG, "init"},
-    {"--trust", OPT_FLAG, "init"},
-    {"--op", OPT_VALUE, "explain"},
-};
-
-static bool takes(const struct opt *o, const char *sub)
+static bool in_list(const char *list, const char *sub)
 {
+    if (!list)
+        return false;
     size_t n = strlen(sub);
-    for (const char *p = o->subs; (p = strstr(p, sub)); p += n)
-        if ((p == o->subs || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+    for (const char *p = list; (p = strstr(p, sub)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
             return true;
     return false;
 }
 
-static int set_value(struct pd_cli *cli, const char *name, const char *value)
+bool pd_option_takes(const struct pd_option *o, const char *sub)
 {
-    if (strcmp(name, "--policy") == 0) {
+    return strcmp(o->subs, "*") == 0 || in_list(o->subs, sub);
+}
+
+bool pd_option_shown(const struct pd_option *o, const char *sub)
+{
+    return pd_option_takes(o, sub) && !in_list(o->hidden, sub);
+}
+
+const char *pd_option_help(const struct pd_option *o, const char *sub)
+{
+    for (size_t k = 0; k < sizeof o->help / sizeof o->help[0] && o->help[k].text; k++)
+        if (!o->help[k].subs || in_list(o->help[k].subs, sub))
+            return o->help[k].text;
+    return "";
+}
+
+/* "unknown option '--polcy' for exec (did you mean '--policy'?)": the
+ * nearest option sub takes, compared without the leading dashes. */
+static void unknown_option(const char *sub, const char *word, size_t len)
+{
+    const char *names[sizeof pd_options / sizeof pd_options[0]];
+    size_t n = 0;
+    for (size_t k = 0; k < pd_noptions; k++)
+        if (pd_option_takes(&pd_options[k], sub))
+            names[n++] = pd_options[k].name + 2;
+    char bare[128];
+    size_t skip = strspn(word, "-");
+    snprintf(bare, sizeof bare, "%.*s", (int)(len > skip ? len - skip : 0), word + skip);
+    const char *near = bare[0] ? pd_suggest(bare, names, n) : NULL;
+    if (near)
+        pd_err("unknown option '%.*s' for %s (did you mean '--%s'?)", (int)len, word, sub, near);
+    else
+        pd_err("unknown option '%.*s' for %s (see 'paldron %s --help')", (int)len, word, sub, sub);
+}
+
+/* The noun of "--policy needs a file". */
+static const char *value_noun(const struct pd_option *o)
+{
+    if (strcmp(o->value, "FILE") == 0)
+        return "file";
+    if (strcmp(o->value, "DIR") == 0)
+        return "directory";
+    if (strcmp(o->value, "NAME") == 0)
+        return "name";
+    if (strcmp(o->value, "SEC") == 0)
+        return "number of seconds";
+    return "value";
+}
+
+static int set_value(struct pd_cli *cli, const struct pd_option *o, const char *value)
+{
+    char *at = (char *)cli + o->field;
+    switch (o->check) {
+    case PD_CHECK_ANY:
+        break;
+    case PD_CHECK_NONEMPTY:
         if (!value[0]) {
-            pd_err("--policy needs a file");
+            pd_err("%s needs a %s", o->name, value_noun(o));
             return PD_EXIT_BROKEN;
         }
-        cli->policy = value;
-    } else if (strcmp(name, "--tool") == 0) {
-        if (!value[0]) {
-            pd_err("--tool needs a name");
-            return PD_EXIT_BROKEN;
-        }
-        cli->tool = value;
-    } else if (strcmp(name, "--workspace") == 0) {
+        break;
+    case PD_CHECK_ABSOLUTE:
         if (value[0] != '/') {
-            pd_err("--workspace needs an absolute directory, got '%s'", value);
+            pd_err("%s needs an absolute directory, got '%s'", o->name, value);
             return PD_EXIT_BROKEN;
         }
-        cli->workspace = value;
-    } else if (strcmp(name, "--project") == 0) {
-        if (!value[0]) {
-            pd_err("--project needs a directory");
-            return PD_EXIT_BROKEN;
-        }
-        cli->project = value;
-    } else if (strcmp(name, "--log") == 0) {
-        cli->log = value;
-    } else if (strcmp(name, "--op") == 0) {
-        cli->op = value;
-    } else if (strcmp(name, "--timeout") == 0) {
+        break;
+    case PD_CHECK_SECONDS: {
         char *end;
         errno = 0;
         long long t = strtoll(value, &end, 10);
         if (errno || *end || t <= 0 || t > 604800) {
-            pd_err("--timeout needs a number of seconds from 1 to 604800, got '%s'", value);
+            pd_err("%s needs a number of seconds from 1 to 604800, got '%s'", o->name, value);
             return PD_EXIT_BROKEN;
         }
-        cli->timeout = t;
+        memcpy(at, &t, sizeof t);
+        return 0;
     }
+    }
+    memcpy(at, &value, sizeof value);
     return 0;
-}
-
-static void set_flag(struct pd_cli *cli, const char *name)
-{
-    if (strcmp(name, "--json") == 0)
-        cli->json = true;
-    else if (strcmp(name, "--hook") == 0)
-        cli->hook = true;
-    else if (strcmp(name, "--hook-allow-json") == 0)
-        cli->hook_allow_json = true;
-    else if (strcmp(name, "--list") == 0)
-        cli->list = true;
-    else if (strcmp(name, "--audit") == 0)
-        cli->audit = true;
-    else if (strcmp(name, "--interactive") == 0)
-        cli->interactive = true;
-    else if (strcmp(name, "--routed") == 0)
-        cli->routed = true;
-    else if (strcmp(name, "--no-route") == 0)
-        cli->no_route = true;
-    else if (strcmp(name, "--policy-from-git-root") == 0)
-        cli->policy_from_git_root = true;
-    else if (strcmp(name, "--user") == 0)
-        cli->user = true;
-    else if (strcmp(name, "--dry-run") == 0)
-        cli->dry_run = true;
-    else if (strcmp(name, "--trust") == 0)
-        cli->trust = true;
 }
 
 int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)
@@ -174,78 +432,44 @@ int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)
             k++;
             break;
         }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cli->help = true;
-            continue;
-        }
         if (a[0] != '-' || a[1] == '\0')
             break; /* first positional: the rest is the command */
         const char *eq = strchr(a, '=');
         size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
-        const struct opt *o = NULL;
-        for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
-            if (strlen(options[i].name) == nlen && strncmp(options[i].name, a, nlen) == 0)
-                o = &options[i];
-        if (!o || !takes(o, cli->sub)) {
-            pd_err("unknown option '%.*s' for %s (see 'paldron %s --help')", (int)nlen, a, cli->sub,
-                   cli->sub);
+        const struct pd_option *o = NULL;
+        for (size_t i = 0; i < pd_noptions && !o; i++) {
+            const struct pd_option *c = &pd_options[i];
+            if ((strlen(c->name) == nlen && strncmp(c->name, a, nlen) == 0) ||
+                (c->short_name && strlen(c->short_name) == nlen &&
+                 strncmp(c->short_name, a, nlen) == 0))
+                o = c;
+        }
+        if (!o || !pd_option_takes(o, cli->sub)) {
+            unknown_option(cli->sub, a, nlen);
             return PD_EXIT_BROKEN;
         }
-        if (o->arg == OPT_FLAG) {
+        if (!o->value) {
             if (eq) {
                 pd_err("option %s takes no value", o->name);
                 return PD_EXIT_BROKEN;
             }
-            set_flag(cli, o->name);
+            *((bool *)((char *)cli + o->field)) = true;
             continue;
         }
         const char *value = eq ? eq + 1 : NULL;
         if (!value) {
             if (k + 1 >= argc) {
-                pd_err("%s needs a %s", o->name,
-                       strcmp(o->name, "--tool") == 0 ? "name"
-                       : (strcmp(o->name, "--policy") == 0 || strcmp(o->name, "--log") == 0)
-                           ? "file"
-                           : "value");
+                pd_err("%s needs a %s", o->name, value_noun(o));
                 return PD_EXIT_BROKEN;
             }
             value = argv[++k];
         }
-        int rc = set_value(cli, o->name, value);
+        int rc = set_value(cli, o, value);
         if (rc)
             return rc;
     }
     cli->argc = argc - k;
     cli->argv = argv + k;
-    return 0;
-}
-
-int pd_cli_load(const struct pd_cli *cli, struct pd_policy *pol, struct pd_ctx *ctx)
-{
-    struct pd_error err;
-    char msg[PD_MSG_MAX + PD_PATH_MAX];
-    char cwd[PD_PATH_MAX];
-    if (cli->policy) {
-        if (pd_policy_load(pol, cli->policy, &err)) {
-            pd_error_format(&err, msg, sizeof msg);
-            pd_err("%s", msg);
-            return PD_EXIT_BROKEN;
-        }
-    } else {
-        pd_policy_defaults(pol);
-    }
-    if (!getcwd(cwd, sizeof cwd)) {
-        pd_err("getwd: %s", strerror(errno));
-        pd_policy_free(pol);
-        return PD_EXIT_BROKEN;
-    }
-    if (pd_ctx_init(ctx, pol, cli->workspace ? cli->workspace : cwd, getenv("HOME"), &err)) {
-        pd_error_format(&err, msg, sizeof msg);
-        pd_err("%s", msg);
-        pd_policy_free(pol);
-        return PD_EXIT_BROKEN;
-    }
-    pd_ctx_set_path_env(ctx, getenv("PATH"));
     return 0;
 }
 

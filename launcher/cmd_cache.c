@@ -17,17 +17,6 @@
 #include "launcher/exec.h"
 #include "launcher/launcher.h"
 
-static const char usage[] =
-    "usage: paldron cache path\n"
-    "       paldron cache clean [--all]\n"
-    "\n"
-    "`paldron exec` keeps the tools' caches (go, pip, npm, XDG) in one folder per\n"
-    "workspace, outside it: $XDG_CACHE_HOME/paldron/<name>-<id> (default ~/.cache).\n"
-    "\n"
-    "  path          print the folder of the workspace in the current directory\n"
-    "  clean         remove that folder (the next run starts with empty caches)\n"
-    "  clean --all   remove the folders of every workspace\n";
-
 /* Remove everything in the directory dirfd (closed here). */
 static int empty_dir(int dirfd)
 {
@@ -75,19 +64,15 @@ int pd_cmd_cache(const struct pd_cli *cli)
         if (strcmp(cli->argv[k], "--all") == 0 && action && strcmp(action, "clean") == 0) {
             all = true;
         } else if (strcmp(cli->argv[k], "--help") == 0 || strcmp(cli->argv[k], "-h") == 0) {
-            fputs(usage, stdout);
+            pd_command_usage(cli->sub, true);
             return PD_EXIT_ALLOW;
         } else {
             pd_err("cache: unexpected argument '%s' (see 'paldron cache --help')", cli->argv[k]);
             return PD_EXIT_BROKEN;
         }
     }
-    if (cli->help) {
-        fputs(usage, stdout);
-        return PD_EXIT_ALLOW;
-    }
     if (!action || (strcmp(action, "path") != 0 && strcmp(action, "clean") != 0)) {
-        fputs(usage, stderr);
+        pd_command_usage(cli->sub, false);
         return PD_EXIT_BROKEN;
     }
     int rc = all ? pd_cache_base(dir, sizeof dir, err, sizeof err)

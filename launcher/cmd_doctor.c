@@ -20,23 +20,6 @@
 #define MAX_FOUND          16
 #define VERSION_TIMEOUT_MS 30000
 
-static const char usage[] =
-    "usage: paldron doctor [claude-code|codex] [--project DIR]\n"
-    "\n"
-    "Check the Paldron hook of an agent client end to end, without a model: the client's\n"
-    "version; the hook in its settings (project and user); for Codex, that the project and\n"
-    "the hook are trusted; that the hook runs an existing paldron with a policy that loads\n"
-    "and ends with `|| exit 2`; and, run exactly as configured, that a sample `cat .env`\n"
-    "call is blocked by the policy and a harmless call is allowed (routed through paldron\n"
-    "exec unless the hook is static-only). Without a client: every client found on PATH or\n"
-    "in the settings.\n"
-    "\n"
-    "  --project DIR   the project (default: the git work tree around the current\n"
-    "                  directory, else the current directory)\n"
-    "\n"
-    "One line per check: 'ok: ...' or 'problem: ... - fix: ...'.\n"
-    "Exit 0 when every check passes, 2 when a check fails, 1 on bad arguments.\n";
-
 __attribute__((format(printf, 3, 0))) static void line(const char *kind, const struct pd_doctor *d,
                                                        const char *fmt, va_list ap)
 {
@@ -314,7 +297,7 @@ int pd_cmd_doctor(const struct pd_cli *cli0)
     if (pd_init_args(cli0, &cli, pos, 1, &npos) != 0)
         return PD_EXIT_BROKEN;
     if (cli.help) {
-        fputs(usage, stdout);
+        pd_command_usage(cli.sub, true);
         return PD_EXIT_ALLOW;
     }
     enum pd_client only = PD_CLIENT_COUNT;

@@ -13,22 +13,7 @@
 
 #include "launcher/exec.h"
 #include "launcher/launcher.h"
-
-static void env_help(void)
-{
-    fputs("usage: paldron env [--policy FILE]\n"
-          "\n"
-          "Print shell lines that preload Paldron's live gate, with this policy and the\n"
-          "current directory as workspace, into every program started afterwards:\n"
-          "\n"
-          "  eval \"$(paldron env --policy p.toml)\"\n"
-          "\n"
-          "This is the live gate only (file, network and exec calls of dynamically linked\n"
-          "programs, denied with a reason on stderr). There is no kernel isolation, no\n"
-          "post-run scan, and static binaries and raw system calls are not covered: use\n"
-          "'paldron exec' for the sandbox. $TMPDIR (or /tmp) is an extra writable root.\n",
-          stdout);
-}
+#include "launcher/preload_path.h"
 
 /* Print s single-quoted for sh. */
 static void put_quoted(const char *s)
@@ -66,14 +51,11 @@ static int write_compiled(const char *dir, const char *text)
 
 int pd_cmd_env(const struct pd_cli *cli)
 {
-    if (cli->help) {
-        env_help();
-        return PD_EXIT_ALLOW;
-    }
     char lib[PD_PATH_MAX];
     if (pd_preload_path(lib, sizeof lib)) {
-        pd_err("env: libpaldron_preload.so not found next to paldron or in its library "
-               "directory (set PALDRON_PRELOAD_LIB)");
+        char why[PD_MSG_MAX];
+        pd_preload_missing_msg(why, sizeof why);
+        pd_err("env: %s", why);
         return PD_EXIT_BROKEN;
     }
     struct pd_policy pol;

@@ -6,22 +6,8 @@
 #include "launcher/launcher.h"
 #include "policy/tools.h"
 
-static void schema_help(void)
-{
-    fputs("usage: paldron schema --tool NAME\n"
-          "       paldron schema --list\n"
-          "\n"
-          "Print the JSON definition of a built-in tool (read_file, write_file, edit_file,\n"
-          "list_dir, execute_code), or list their names.\n",
-          stdout);
-}
-
 int pd_cmd_schema(const struct pd_cli *cli)
 {
-    if (cli->help) {
-        schema_help();
-        return PD_EXIT_ALLOW;
-    }
     if (cli->list) {
         for (size_t k = 0; k < pd_tool_schema_count; k++)
             printf("%s\n", pd_tool_schemas[k].name);

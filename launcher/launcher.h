@@ -33,6 +33,10 @@ struct pd_cli {
     bool user;                 /* --user (init): the user's settings, not the project's */
     bool dry_run;              /* --dry-run (init): print the diffs, write nothing */
     bool trust;                /* --trust (init codex): write Codex's trust state */
+    bool no_policy;            /* --no-policy: built-in defaults, no discovery */
+    bool stream;               /* --stream (exec): print the output as it comes */
+    const char *preset;        /* --preset NAME (init): python, node, go, rust, c */
+    bool man;                  /* --man (help): the man page paldron(1) */
     bool dashdash;             /* the positionals came after "--" */
     int argc;                  /* positionals (after options, or after --) */
     char **argv;
@@ -47,7 +51,10 @@ int pd_cli_parse(int argc, char **argv, struct pd_cli *cli);
  * Prints the error and returns PD_EXIT_BROKEN on failure. */
 int pd_cli_load(const struct pd_cli *cli, struct pd_policy *pol, struct pd_ctx *ctx);
 
+/* The command list (paldron --help), on stdout or stderr (cli_help.c). */
 void pd_usage(bool to_stdout);
+/* The help of subcommand sub (paldron SUB --help), on stdout or stderr. */
+void pd_command_usage(const char *sub, bool to_stdout);
 
 /* Does this machine offer what `paldron exec` needs to isolate a command
  * with the network off (Landlock ABI 4 and seccomp)? execute_code is allowed

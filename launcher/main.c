@@ -1,46 +1,56 @@
-/* launcher/main.c - the paldron command: dispatch to a subcommand. */
+/* launcher/main.c - the paldron command: dispatch to a subcommand of the
+ * CLI table (launcher/cli_table.h), which also answers every --help. */
 #include <stdio.h>
 #include <string.h>
 
+#include "launcher/cli_table.h"
 #include "launcher/launcher.h"
+
+/* An option before the command: only --help and --version are known there. */
+static void unknown_option(const char *word)
+{
+    static const char *const known[] = {"help", "version"};
+    const char *near = pd_suggest(word + strspn(word, "-"), known, 2);
+    if (near)
+        pd_err("unknown option '%s' (did you mean '--%s'?)", word, near);
+    else
+        pd_err("unknown option '%s' (see 'paldron help')", word);
+}
 
 int main(int argc, char **argv)
 {
-    struct pd_cli cli;
     if (argc < 2) {
         pd_usage(false);
         return PD_EXIT_BROKEN;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    const char *first = argv[1];
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
         pd_usage(true);
         return PD_EXIT_ALLOW;
     }
-    static const struct {
-        const char *name;
-        int (*run)(const struct pd_cli *);
-    } subs[] = {
-        {"check", pd_cmd_check},     {"exec", pd_cmd_exec},     {"schema", pd_cmd_schema},
-        {"explain", pd_cmd_explain}, {"env", pd_cmd_env},       {"cache", pd_cmd_cache},
-        {"init", pd_cmd_init},       {"doctor", pd_cmd_doctor}, {"version", NULL},
-    };
-    for (size_t k = 0; k < sizeof subs / sizeof subs[0]; k++) {
-        if (strcmp(argv[1], subs[k].name) != 0)
-            continue;
-        int rc = pd_cli_parse(argc, argv, &cli);
-        if (rc)
-            return rc;
-        if (!subs[k].run) {
-            if (cli.help)
-                fputs("usage: paldron version\n\nPrint the version.\n", stdout);
-            else
-                printf("paldron %s\n", pd_version());
-            return PD_EXIT_ALLOW;
-        }
-        rc = subs[k].run(&cli);
-        if (fflush(stdout) != 0 && rc == PD_EXIT_ALLOW)
-            rc = PD_EXIT_BROKEN; /* an allow that could not be written is not an allow */
-        return rc;
+    if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+        int rc = pd_cmd_version(NULL);
+        return fflush(stdout) == 0 ? rc : PD_EXIT_BROKEN;
     }
-    pd_usage(false);
-    return PD_EXIT_BROKEN;
+    const struct pd_subcommand *sub = pd_subcommand_find(first);
+    if (!sub) {
+        if (first[0] == '-' && first[1] != '\0')
+            unknown_option(first);
+        else
+            pd_unknown_command(first);
+        return PD_EXIT_BROKEN;
+    }
+    struct pd_cli cli;
+    int rc = pd_cli_parse(argc, argv, &cli);
+    if (rc)
+        return rc;
+    if (cli.help) {
+        pd_help_print(sub, stdout);
+        rc = PD_EXIT_ALLOW;
+    } else {
+        rc = sub->run(&cli);
+    }
+    if (fflush(stdout) != 0 && rc == PD_EXIT_ALLOW)
+        rc = PD_EXIT_BROKEN; /* an allow that could not be written is not an allow */
+    return rc;
 }
