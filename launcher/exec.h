@@ -7,9 +7,12 @@
  *   exec_sandbox.c   the sandbox spec handed to platform/
  *   exec_child.c     starting the child, and the child until execve
  *   exec_supervise.c capture, deadline, signals, reaping (the launcher side)
+ *   exec_flow.c      each output stream on its way: output scan, capture, --stream
+ *   exec_capture.c   one captured stream: head and tail
  *   exec_keeper.c    keep_background: a subreaper that outlives the launcher
  *   exec_tree.c      finding and killing every descendant
  *   exec_result.c    the result block and the verdict lines
+ *   exec_json.c      --json: the result as one JSON object
  *   exec_findings.c  the list every verdict layer reports into
  * Everything the child needs is prepared in the parent beforehand (struct
  * pd_exec_plan), so that the child only makes system calls. */
@@ -28,21 +31,28 @@
 #include "platform/platform.h"
 #include "policy/policy.h"
 
-/* Bytes of each stream kept for the result block (the original's cap). */
-#define PD_CAPTURE_MAX 1048576
+/* Bytes of each stream kept for the result block (the original's cap):
+ * the first PD_CAPTURE_HEAD and the last PD_CAPTURE_MAX - PD_CAPTURE_HEAD
+ * (exec_capture.c says why). */
+#define PD_CAPTURE_MAX  1048576
+#define PD_CAPTURE_HEAD 262144
 /* Between SIGTERM and SIGKILL when a tree is ended. */
 #define PD_GRACE_MS 500
 
 /* The lists of the sandbox spec and the storage behind them. */
 struct pd_exec_lists {
     const char **exec; /* fixed entries + the floor (pd_exec_floor) */
-    const char *read[24], *dev[12];
+    const char **read; /* system folders + read_paths + fixed entries */
+    const char *dev[12];
     const char **write; /* npolicy_roots + 3 */
     char *owned[8];     /* composed paths the lists point to */
     size_t nowned;
     char **floor; /* allow_binaries: the files execution is granted on */
     size_t nfloor, capfloor;
 };
+
+struct pd_outscan;
+struct pd_outscan_stream;
 
 /* A growable list of owned strings. */
 struct pd_strlist {
@@ -79,18 +89,47 @@ struct pd_exec_plan {
     /* The repository's git directory (and a linked work tree's common
      * one) made writable because the policy allows git ("" = none). */
     char git_roots[2][PD_PATH_MAX];
-    struct pd_rundir rundir; /* isolated only */
-    struct pd_live *live;    /* the live gate (preload), NULL when not injected */
-    char cache[PD_PATH_MAX]; /* the persistent cache folder, "" if none (exec_cache.c) */
-    sigset_t child_mask;     /* the signal mask the command starts with */
+    struct pd_rundir rundir;    /* isolated only */
+    struct pd_live *live;       /* the live gate (preload), NULL when not injected */
+    char cache[PD_PATH_MAX];    /* the persistent cache folder, "" if none (exec_cache.c) */
+    sigset_t child_mask;        /* the signal mask the command starts with */
+    bool stream;                /* --stream: the output goes out as it comes (exec_flow.c) */
+    bool json;                  /* --json: the result is one JSON object (exec_json.c) */
+    struct pd_outscan *outscan; /* the output scanner, NULL when off (exec_output.h) */
 };
 
-/* One captured stream. */
+/* One captured stream (exec_capture.c), already redacted by the output scan.
+ * Once closed, buf holds the first bytes ([0, cut)) and, when more than
+ * PD_CAPTURE_MAX came, the last ones ([cut, len)); dropped counts the bytes
+ * between (cut == len when none). */
 struct pd_capture {
     char *buf;
     size_t len, cap;
-    unsigned long long dropped; /* bytes read beyond PD_CAPTURE_MAX */
+    size_t cut;
+    unsigned long long dropped; /* bytes between head and tail, never kept */
     bool lost;                  /* memory ran out: the capture is incomplete */
+    bool closed;
+    char *ring; /* while open: the tail so far, a ring */
+    size_t ring_len, ring_at, ring_cap;
+};
+void pd_capture_add(struct pd_capture *c, const void *bytes, size_t n);
+/* The tail after the head, in order; nothing is added after. */
+void pd_capture_close(struct pd_capture *c);
+void pd_capture_free(struct pd_capture *c);
+
+/* exec_flow.c: where one output stream of the command goes: through the
+ * output scan's stream redaction (launcher/outscan.h) into its capture and,
+ * with --stream, to paldron's own stdout or stderr as it comes. */
+struct pd_exec_flow {
+    struct pd_outscan_stream *scan; /* NULL: no output scan */
+    struct pd_capture *cap;
+    int fd;            /* --stream: 1 or 2; -1: capture only */
+    long long give_up; /* --stream: stop writing to fd after this (monotonic ms) */
+    bool ended;        /* end of stream seen: everything held was released */
+    bool gone;         /* fd cannot take more (its reader went away, or stalled past give_up) */
+    int gone_errno;    /* why (EPIPE: the reader went away) */
+    bool wrote_any;    /* --stream: something went to fd */
+    char last;         /* --stream: the last byte that went to fd */
 };
 
 struct pd_exec_outcome {
@@ -102,6 +141,9 @@ struct pd_exec_outcome {
     size_t left_running;    /* keep_background: descendants still running */
     bool keeper_has_rundir; /* keep_background: the keeper removes the run directory */
     struct pd_capture out, err;
+    struct pd_exec_flow flow[2]; /* stdout, stderr (not in an interactive run) */
+    bool scan_failed;            /* the output scan could not run: output withheld, deny */
+    struct pd_strlist warnings;  /* --json: the warnings of the verdict (pd_exec_keep_warnings) */
 };
 
 /* exec_env.c: the environment of the command (NULL-terminated, malloc'd):
@@ -241,13 +283,42 @@ size_t pd_tree_end(int grace_ms, void (*idle)(void *arg, int ms), void *arg);
 /* Monotonic milliseconds. */
 long long pd_now_ms(void);
 
+/* exec_flow.c: before the run, the flows of both streams (p->outscan's
+ * stream scans; with p->stream, paldron's stdout and stderr, given up on
+ * after give_up). Returns 0, or -1 (ENOMEM). */
+int pd_exec_flow_open(const struct pd_exec_plan *p, struct pd_exec_outcome *o, long long give_up);
+/* n bytes the command wrote on stream k (0 stdout, 1 stderr). */
+void pd_exec_flow_feed(struct pd_exec_outcome *o, int k, const void *buf, size_t n);
+/* End of stream k: release what was held, close the capture. */
+void pd_exec_flow_end(struct pd_exec_outcome *o, int k);
+
 /* exec_result.c: the result block on stdout (interactive: the summary
- * line on stderr instead), then the verdict lines on stderr; returns the
- * exit code. deny: findings of every layer. */
+ * line on stderr instead; --stream: no stream sections; --json: one JSON
+ * object, exec_json.c), then the verdict lines on stderr; returns the
+ * exit code. deny: findings of every layer. A deny ends with
+ * "paldron: denied: N finding(s); the command itself exited CODE". */
 int pd_exec_report(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
                    struct pd_findings *deny);
-/* The block for a run that failed before anything ran. */
-void pd_exec_print_sandbox_error(const char *msg);
+/* The block (--json: the object) for a run that failed before anything ran. */
+void pd_exec_print_sandbox_error(const struct pd_exec_plan *p, const char *msg);
+/* What the command itself did, for the verdict: "exited 3", "was killed by
+ * SIGKILL", "timed out after 5 s", "was stopped (paldron was interrupted by
+ * SIGINT)", "did not start", "left no status". */
+void pd_exec_status_words(const struct pd_exec_plan *p, const struct pd_exec_outcome *o, char *out,
+                          size_t len);
+/* Keep the verdict's warnings for --json (copied; w is left as it is). */
+void pd_exec_keep_warnings(struct pd_exec_outcome *o, const struct pd_findings *w);
+
+/* exec_json.c: --json. The result of a run: {"verdict", "exit", "command":
+ * {"exit", "signal", "timed_out", "interrupted", "started", "error"}, "stdout",
+ * "stderr", "stdout_dropped", "stderr_dropped", "findings": [{"message"}],
+ * "warnings": [...], "error"} on stdout (docs/output-scan.md). verdict_exit:
+ * 0, 1 or 2; error: the broken verdict's line (NULL otherwise). */
+void pd_exec_json_result(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
+                         const struct pd_findings *deny, int verdict_exit, const char *error);
+/* The object for a run refused before it started: the argv gate's deny
+ * (finding) or a start failure (error). */
+void pd_exec_json_not_run(const char *finding, const char *error);
 
 /* exec_run.c: `paldron exec` after option parsing. */
 struct pd_exec_opts {
@@ -257,6 +328,8 @@ struct pd_exec_opts {
     const char *log;   /* --log FILE: every live-gate record as a JSON line */
     bool routed;       /* --routed: argv is one shell command text (exec_routed.c) */
     const char *cwd;   /* the real working directory, inside the workspace; NULL = it */
+    bool stream;       /* --stream: the output goes out as it comes, redacted */
+    bool json;         /* --json: the result as one JSON object on stdout */
 };
 
 /* exec_routed.c: a hook-routed call. argv[0] is the command text the agent

@@ -1,7 +1,9 @@
 /* launcher/exec_output.c - the output verdict of `paldron exec`: the local
- * secret scan of the captured streams (redacted before a byte is released)
- * and, when the policy asks for it, the remote jev verdict on the redacted
- * text. Capture mode only: an interactive run cannot hold output back. */
+ * secret scan of both streams (run on the output as it came, by the output
+ * scan's stream mode in exec_flow.c: redacted before a byte is released, into
+ * the capture or, with --stream, to paldron's stdout and stderr) and, when
+ * the policy asks for it, the remote jev verdict on the redacted text. Not in
+ * an interactive run: its output is never held back. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,22 @@ static void add_denied_file(const char *path, void *user)
         (void)pd_outscan_add_config_file(k->scan, path);
 }
 
+/* The files allow_secrets names literally ("~/x", "/abs/x" or a workspace
+ * path): readable by the run, but still secrets to the output scan, so a
+ * token printed from them is redacted and denies the run. A glob entry
+ * names no one file: its values are not learned (docs/policy.md). */
+static void add_lifted_secrets(const struct pd_ctx *ctx, struct pd_outscan *scan)
+{
+    const struct pd_strv *a = &ctx->policy->allow_secrets;
+    for (size_t k = 0; k < a->n; k++) {
+        char path[PD_PATH_MAX];
+        if (strpbrk(a->v[k], "*?[\\") ||
+            pd_path_normalize(ctx->workspace, ctx->home, a->v[k], path, sizeof path) != 0)
+            continue;
+        (void)pd_outscan_add_secret_file(scan, path);
+    }
+}
+
 int pd_exec_add_known_values(const struct pd_ctx *ctx, const struct pd_scan *snap,
                              char *const *envp, bool secrets_only, struct pd_outscan *scan)
 {
@@ -62,6 +80,7 @@ int pd_exec_add_known_values(const struct pd_ctx *ctx, const struct pd_scan *sna
             snprintf(path, sizeof path, "%s/%s", ctx->home, home_secret_files[i]);
             (void)pd_outscan_add_secret_file(scan, path);
         }
+    add_lifted_secrets(ctx, scan);
     return 0;
 }
 
@@ -129,60 +148,46 @@ static void describe(const struct pd_outscan_finding *f, char *out, size_t len)
     }
 }
 
-/* Replace the capture by text (a redacted copy, or a notice). */
-static int replace(struct pd_capture *c, const char *text, size_t len)
-{
-    char *copy = malloc(len + 1);
-    if (!copy)
-        return -1;
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    free(c->buf);
-    c->buf = copy;
-    c->len = len;
-    c->cap = len + 1;
-    return 0;
-}
-
+/* Replace the capture by a notice. */
 static void withhold(struct pd_capture *c)
 {
     static const char notice[] = "[WITHHELD: the output could not be scanned]";
-    if (replace(c, notice, sizeof notice - 1) != 0) {
-        c->len = 0; /* nothing of the unscanned text is released */
-        c->dropped = 0;
+    char *copy = malloc(sizeof notice);
+    free(c->buf);
+    c->buf = copy;
+    c->len = c->cut = 0;
+    c->dropped = 0;
+    if (copy) {
+        memcpy(copy, notice, sizeof notice);
+        c->len = c->cut = sizeof notice - 1;
+        c->cap = sizeof notice;
     }
 }
 
-/* Scan one stream; redact it in place. Returns findings, or -1. */
-static int scan_stream(struct pd_outscan *scan, struct pd_capture *c, const char *stream,
-                       bool deny_on_find, struct pd_findings *deny)
+/* The findings of one stream's scan: one deny line per kind and rule. */
+static void stream_findings(const struct pd_exec_flow *f, const char *stream,
+                            struct pd_findings *deny)
 {
-    struct pd_outscan_result res;
-    if (c->len == 0)
-        return 0;
-    int n = pd_outscan_scan(scan, c->buf, c->len, &res);
-    if (n < 0)
-        return -1;
-    if (n > 0 && replace(c, res.out, res.out_len) != 0) {
-        pd_outscan_result_free(&res);
-        return -1;
-    }
-    for (size_t k = 0; deny_on_find && k < res.n_findings; k++) {
+    size_t n;
+    const struct pd_outscan_finding *v = pd_outscan_stream_findings(f->scan, &n, NULL);
+    for (size_t k = 0; k < n; k++) {
         char kind[256];
-        describe(&res.findings[k], kind, sizeof kind);
+        describe(&v[k], kind, sizeof kind);
         /* the path slot groups findings by stream and rule: one line each */
         char key[320];
-        snprintf(key, sizeof key, "output %s %s %s", stream, res.findings[k].rule, kind);
-        pd_findings_add(deny, key, "output exposes %s (%s) [%s]", kind, res.findings[k].rule,
-                        stream);
+        snprintf(key, sizeof key, "output %s %s %s", stream, v[k].rule, kind);
+        pd_findings_add(deny, key, "output exposes %s (%s) [%s]", kind, v[k].rule, stream);
     }
-    pd_outscan_result_free(&res);
-    return n;
+    const char *rule = pd_outscan_stream_withheld(f->scan);
+    if (rule)
+        pd_findings_add(deny, "output withheld",
+                        "output withheld after a %s match longer than 64 KiB [%s]", rule, stream);
 }
 
 static void remote_verdict(const struct pd_policy *p, const struct pd_exec_outcome *o,
                            char *const *argv, struct pd_findings *deny, struct pd_findings *warn)
 {
+    /* head and tail joined: what the capture kept */
     struct pd_jev_request req = {.argv = argv,
                                  .exit_code = 0,
                                  .stdout_buf = o->out.buf,
@@ -215,16 +220,21 @@ void pd_exec_output_judge(const struct pd_ctx *ctx, struct pd_outscan *scan,
     pd_live_stderr_findings(o->err.buf, o->err.len, deny);
     if (p->strict) /* an undelivered blocked write denies too (issue 11, item 5) */
         pd_live_stderr_blocked(o->err.buf, o->err.len, deny);
-    if (!scan)
+    if (!scan || !o->flow[0].scan || !o->flow[1].scan)
         return;
-    /* with output_scan off the scanner still redacts what jev would send */
-    if (scan_stream(scan, &o->out, "stdout", p->output_scan, deny) < 0 ||
-        scan_stream(scan, &o->err, "stderr", p->output_scan, deny) < 0) {
+    /* Fail closed. With --stream, what went out before the failure was
+     * scanned and redacted; nothing went out after it. */
+    if (o->scan_failed) {
         withhold(&o->out);
         withhold(&o->err);
         pd_findings_add(deny, "output", "output could not be scanned (%s): withheld",
-                        strerror(errno ? errno : ENOMEM));
+                        strerror(ENOMEM));
         return;
+    }
+    /* with output_scan off the scanner still redacted what jev will see */
+    if (p->output_scan) {
+        stream_findings(&o->flow[0], "stdout", deny);
+        stream_findings(&o->flow[1], "stderr", deny);
     }
     bool success = !o->sandbox_error[0] && !o->timed_out && !o->interrupted && o->exited &&
                    WIFEXITED(o->status) && WEXITSTATUS(o->status) == 0;

@@ -31,11 +31,12 @@ int pd_exec_add_known_values(const struct pd_ctx *ctx, const struct pd_scan *sna
 
 /* After the run: first, each fallback line of the live gate in the
  * captured stderr (a record the preload could not deliver) is a denial
- * (pd_live_stderr_findings); then redact both captures in place; with output_scan on, every
- * finding denies ("output exposes <kind> (<rule>) [stream]"); a scan that
- * fails withholds the output and denies. Then, for a clean successful run,
- * the remote verdict on the redacted text (deny, or a warning with
- * jev_on_error = "allow"). */
+ * (pd_live_stderr_findings); then, with output_scan on, every finding of the
+ * stream scans (exec_flow.c: the output was redacted as it came) denies
+ * ("output exposes <kind> (<rule>) [stream]"); a scan that failed withholds
+ * the output and denies. Then, for a clean successful run, the remote
+ * verdict on the redacted text (deny, or a warning with jev_on_error =
+ * "allow"). */
 void pd_exec_output_judge(const struct pd_ctx *ctx, struct pd_outscan *scan,
                           struct pd_exec_outcome *o, bool denied_so_far, char *const *argv,
                           struct pd_findings *deny, struct pd_findings *warn);

@@ -115,12 +115,19 @@ void pd_exec_routed_free(char **argv)
 
 static void put(FILE *f, const struct pd_capture *cap, const char *name)
 {
-    if (cap->len) /* buf is NULL when the stream was empty */
+    /* buf is NULL when the stream was empty */
+    if (cap->dropped) {
+        fwrite(cap->buf, 1, cap->cut, f);
+        fprintf(f, "%s[... %llu bytes dropped ...]\n",
+                cap->cut && cap->buf[cap->cut - 1] != '\n' ? "\n" : "", cap->dropped);
+        fwrite(cap->buf + cap->cut, 1, cap->len - cap->cut, f);
+    } else if (cap->len) {
         fwrite(cap->buf, 1, cap->len, f);
+    }
     fflush(f);
     if (cap->dropped)
-        pd_err("the command's %s was cut at %d bytes (%llu more bytes not shown)", name,
-               PD_CAPTURE_MAX, cap->dropped);
+        pd_err("the command's %s exceeded %d bytes: the %llu bytes in its middle were dropped",
+               name, PD_CAPTURE_MAX, cap->dropped);
 }
 
 int pd_exec_routed_report(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,

@@ -1,5 +1,6 @@
-/* launcher/exec_supervise.c - start the command and watch it: capture both
- * streams (each up to PD_CAPTURE_MAX, the rest read and dropped so the
+/* launcher/exec_supervise.c - start the command and watch it: read both
+ * streams as they come and hand them to their flows (exec_flow.c: output
+ * scan, capture of head and tail, --stream; everything is read, so the
  * command never blocks on a full pipe), enforce the deadline, end the whole
  * tree (SIGTERM, grace, SIGKILL) on timeout, on a signal to paldron, and
  * when the command exits with descendants still running (unless
@@ -26,6 +27,7 @@
 
 #include "launcher/exec.h"
 #include "launcher/live.h"
+#include "launcher/outscan.h"
 
 /* How long the pipes are read after the command's tree is gone (or, with
  * keep_background, after the command itself exited). */
@@ -42,51 +44,34 @@ struct sup {
     bool interactive;
     bool main_done;       /* the command's status is known */
     bool reported;        /* the keeper reported it (and so owns the run directory) */
+    bool flows;           /* the flows are open (exec_flow.c) */
     struct pd_live *live; /* the live gate's report socket, NULL without preload */
 };
 
-static void capture(struct pd_capture *c, const char *buf, size_t n)
-{
-    size_t room = c->len < PD_CAPTURE_MAX ? PD_CAPTURE_MAX - c->len : 0;
-    size_t take = n < room ? n : room;
-    if (take && c->len + take > c->cap) {
-        size_t cap = c->cap ? c->cap : 65536;
-        while (cap < c->len + take)
-            cap *= 2;
-        if (cap > PD_CAPTURE_MAX)
-            cap = PD_CAPTURE_MAX;
-        char *nb = realloc(c->buf, cap);
-        if (!nb) {
-            c->lost = true;
-            c->dropped += n;
-            return;
-        }
-        c->buf = nb;
-        c->cap = cap;
-    }
-    if (take)
-        memcpy(c->buf + c->len, buf, take);
-    c->len += take;
-    c->dropped += n - take;
-}
-
+/* Close stream k; its end releases what the output scan still held. */
 static void close_stream(struct sup *s, int k)
 {
     if (s->fd[k] >= 0)
         close(s->fd[k]);
     s->fd[k] = -1;
+    if (s->flows)
+        pd_exec_flow_end(s->o, k);
 }
 
 static void read_stream(struct sup *s, int k)
 {
     static char buf[65536];
-    struct pd_capture *c = k == 0 ? &s->o->out : &s->o->err;
     /* A bounded number of reads, so that a command writing without pause
      * cannot keep the loop from its deadline. */
     for (int i = 0; i < 64; i++) {
         ssize_t r = read(s->fd[k], buf, sizeof buf);
         if (r > 0) {
-            capture(c, buf, (size_t)r);
+            pd_exec_flow_feed(s->o, k, buf, (size_t)r);
+            /* --stream: the reader of paldron's output went away. A bare
+             * command would die of SIGPIPE at its next write: the run ends. */
+            const struct pd_exec_flow *f = &s->o->flow[k];
+            if (f->gone && f->gone_errno == EPIPE && !s->main_done && !s->o->interrupted)
+                s->o->interrupted = SIGPIPE;
             continue;
         }
         if (r < 0 && errno == EINTR)
@@ -270,8 +255,16 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
     struct term term = {0};
     int out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2] = {-1, -1}, st[2] = {-1, -1};
     int rc = -1;
-    sigset_t block;
+    sigset_t block, pipe_sig, pipe_saved;
     pd_exec_signals(&block);
+    /* --stream writes to paldron's stdout while the run lasts: a reader that
+     * went away is an EPIPE to handle, not a death that would leave the
+     * command and the run directory behind. The command's own mask is
+     * p->child_mask. */
+    sigemptyset(&pipe_sig);
+    sigaddset(&pipe_sig, SIGPIPE);
+    if (p->stream)
+        sigprocmask(SIG_BLOCK, &pipe_sig, &pipe_saved);
     s.sfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
     if (s.sfd < 0) {
         start_failed(o, "signalfd");
@@ -291,6 +284,17 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
      * for the keeper's margin below. */
     const long long deadline =
         p->timeout_sec > 0 ? pd_now_ms() + p->timeout_sec * 1000 : LLONG_MAX / 4;
+    /* --stream gives up on a stalled reader once the run is over for sure */
+    const long long give_up =
+        deadline + PD_GRACE_MS + DRAIN_MS + (s.keeper ? PD_GRACE_MS + 3000 : 0);
+    if (!s.interactive) {
+        if (pd_exec_flow_open(p, o, give_up) != 0) {
+            errno = ENOMEM;
+            start_failed(o, "output scan");
+            goto out;
+        }
+        s.flows = true;
+    }
     if (s.interactive)
         term_save(&term);
     fflush(NULL); /* nothing buffered may be written twice */
@@ -386,12 +390,26 @@ out:
     if (s.sfd >= 0)
         close(s.sfd);
     prctl(PR_SET_CHILD_SUBREAPER, 0);
+    if (p->stream) {
+        /* a SIGPIPE of a write above is pending: taken here, not delivered */
+        const struct timespec now = {0, 0};
+        while (sigtimedwait(&pipe_sig, NULL, &now) > 0)
+            ;
+        sigprocmask(SIG_SETMASK, &pipe_saved, NULL);
+    }
     return rc;
 }
 
 void pd_exec_outcome_free(struct pd_exec_outcome *o)
 {
-    free(o->out.buf);
-    free(o->err.buf);
-    o->out.buf = o->err.buf = NULL;
+    pd_capture_free(&o->out);
+    pd_capture_free(&o->err);
+    for (int k = 0; k < 2; k++) {
+        pd_outscan_stream_free(o->flow[k].scan);
+        o->flow[k].scan = NULL;
+    }
+    for (size_t k = 0; k < o->warnings.n; k++)
+        free(o->warnings.v[k]);
+    free(o->warnings.v);
+    o->warnings = (struct pd_strlist){0};
 }

@@ -141,4 +141,62 @@ size_t pd_outscan_needle_count(struct pd_outscan *scan);
 /* Text of the last error of an add_* call ("" if none). */
 const char *pd_outscan_last_error(const struct pd_outscan *scan);
 
+/* ---- stream mode (launcher/outscan_stream.c) ----------------------------
+ * The same scan on output that arrives in pieces: each piece is released,
+ * redacted, as soon as no secret can still cover its bytes; only a tail that
+ * may be the start of a secret is held, until the bytes that decide it come
+ * (or the end). A secret split across feeds is redacted exactly as
+ * pd_outscan_scan() redacts the whole. docs/output-scan.md, "Stream mode".
+ *
+ *   struct pd_outscan_stream *st = pd_outscan_stream_new(scan);
+ *   pd_outscan_stream_feed(st, buf, n, emit, arg);    any number of times
+ *   pd_outscan_stream_finish(st, emit, arg);          at the end: releases the rest
+ *   pd_outscan_stream_findings(st, &n, &total);
+ *   pd_outscan_stream_free(st);
+ *
+ * Add every value and pattern before pd_outscan_stream_new (it takes the
+ * scanner's compiled needles). One stream per output stream; the scanner may
+ * be shared by several streams (not by threads). */
+struct pd_outscan_stream;
+
+/* Receives the released, redacted bytes in order (called zero or more times
+ * per feed). */
+typedef void (*pd_outscan_emit_fn)(void *arg, const void *bytes, size_t len);
+
+/* NULL with errno (ENOMEM; EINVAL for a NULL scanner). */
+struct pd_outscan_stream *pd_outscan_stream_new(struct pd_outscan *scan);
+void pd_outscan_stream_free(struct pd_outscan_stream *st);
+
+/* Feed len bytes; emits what is now decided. Returns 0, or -1 with errno:
+ * ENOMEM (the scan failed: nothing more is released, the caller must withhold
+ * and deny - fail closed), EINVAL (after finish, NULL arguments). */
+int pd_outscan_stream_feed(struct pd_outscan_stream *st, const void *buf, size_t len,
+                           pd_outscan_emit_fn emit, void *arg);
+/* End of the stream: everything held is decided now and released. 0 or -1
+ * (ENOMEM as above). A second call does nothing. */
+int pd_outscan_stream_finish(struct pd_outscan_stream *st, pd_outscan_emit_fn emit, void *arg);
+
+/* Bytes fed but not yet released, and the most that can ever be held
+ * (held <= bound after every feed): the longest needle + 4, each rule's
+ * longest match, each pattern's, and 64 KiB for the unbounded rules
+ * (private-key, jwt). */
+size_t pd_outscan_stream_held(const struct pd_outscan_stream *st);
+size_t pd_outscan_stream_bound(const struct pd_outscan_stream *st);
+
+/* The findings so far, one per distinct (rule, kind, source), each with the
+ * stream offset and length of its first occurrence (in the input); *total
+ * counts every occurrence. Valid until the next feed. */
+const struct pd_outscan_finding *pd_outscan_stream_findings(const struct pd_outscan_stream *st,
+                                                            size_t *n, size_t *total);
+
+/* A private key or a JWT (or a chain of overlapping matches) ran past the
+ * bound while still open: it was redacted and the rest of the stream is
+ * withheld (still scanned, never released). The rule, or NULL. */
+const char *pd_outscan_stream_withheld(const struct pd_outscan_stream *st);
+
+/* Does stream mode know where this built-in rule's matches end (tests: every
+ * rule of pd_outscan_rule_names() must be known; an unknown one is held for
+ * 4 KiB after its prefix)? */
+bool pd_outscan_stream_knows_rule(const char *rule);
+
 #endif
