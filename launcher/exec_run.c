@@ -21,6 +21,7 @@
 #include "launcher/exec_output.h"
 #include "launcher/launcher.h"
 #include "launcher/live.h"
+#include "launcher/preload_path.h"
 #include "policy/gate_exec.h"
 #include "launcher/outscan.h"
 #include "launcher/scan.h"
@@ -99,7 +100,7 @@ static int resolve(struct pd_exec_plan *p, const char *name, bool missing)
     else
         snprintf(msg, sizeof msg, "exec: \"%s\": executable file not found in $PATH", name);
     if (!p->interactive && !p->routed)
-        pd_exec_print_sandbox_error(msg);
+        pd_exec_print_sandbox_error(p, msg);
     pd_err("sandbox: %s", msg);
     return -1;
 }
@@ -150,8 +151,8 @@ static int prepare_live(struct pd_exec_plan *p, struct pd_live *live, bool audit
 {
     char lib[PD_PATH_MAX], err[PD_MSG_MAX];
     if (pd_preload_path(lib, sizeof lib) != 0) {
-        pd_err("live gate: libpaldron_preload.so was not found next to paldron or in its "
-               "library directory (set PALDRON_PRELOAD_LIB); refusing to run without it");
+        pd_preload_missing_msg(err, sizeof err);
+        pd_err("live gate: %s; refusing to run without it", err);
         return -1;
     }
     if (pd_live_open(live, p->ctx, p->rundir.path, lib, audit, log_path, err, sizeof err) != 0) {
@@ -251,6 +252,21 @@ static void gate(const struct pd_ctx *ctx, int argc, char **argv, const struct p
         pd_gate_argv(ctx, argc, argv, v, missing);
 }
 
+/* --audit: a denial of the argv gate is said with its smallest change,
+ * and the command runs under every kernel layer. The command itself is on
+ * the kernel's exec list in every run (exec_sandbox.c), so a program
+ * outside allow_binaries starts; what it starts or touches meets the live
+ * gate (logging) and the kernel layers, whose refusals are reported. */
+static void audit_argv(const struct pd_ctx *ctx, const struct pd_verdict *v, const char *program)
+{
+    char fix[PD_PATH_MAX + 96];
+    pd_verdict_advice(ctx, v, program, fix, sizeof fix);
+    bool binary = v->key && strcmp(v->key, "allow_binaries") == 0;
+    pd_err("audit: would deny: %s [argv]%s", v->message,
+           binary ? "; it runs: the command itself is on the kernel's exec list" : "");
+    pd_err("audit:   smallest change: %s", fix[0] ? fix : "see 'paldron explain'");
+}
+
 static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts,
                bool own_shell)
 {
@@ -261,11 +277,19 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     ensure_std_fds();
 
     gate(ctx, argc, argv, opts, own_shell, &v, &missing);
-    if (v.deny) {
-        /* a program outside allow_binaries: say what to add (issue 11, item 9) */
-        bool program = v.key && strcmp(v.key, "allow_binaries") == 0;
-        pd_err("deny: %s%s%s%s", v.message, program ? " (add \"" : "", program ? argv[0] : "",
-               program ? "\" to allow_binaries)" : "");
+    if (v.deny && opts->audit)
+        audit_argv(ctx, &v, argv[0]); /* said, and the run goes on */
+    else if (v.deny) {
+        /* the rule and the smallest change that would allow it */
+        char fix[PD_PATH_MAX + 96];
+        pd_verdict_advice(ctx, &v, argv[0], fix, sizeof fix);
+        pd_err("deny: %s%s%s%s", v.message, fix[0] ? " (" : "", fix, fix[0] ? ")" : "");
+        if (opts->json) { /* the same finding, in the one result object */
+            char finding[PD_MSG_MAX + sizeof fix + 4];
+            snprintf(finding, sizeof finding, "%s%s%s%s", v.message, fix[0] ? " (" : "", fix,
+                     fix[0] ? ")" : "");
+            pd_exec_json_not_run(finding, NULL);
+        }
         return PD_EXIT_DENY;
     }
 
@@ -289,6 +313,8 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     p->isolated = pol->require_os_isolation;
     p->interactive = opts->interactive;
     p->routed = opts->routed;
+    p->stream = opts->stream;
+    p->json = opts->json;
     snprintf(p->cwd, sizeof p->cwd, "%s", opts->cwd ? opts->cwd : "");
     p->keep_background = pol->keep_background;
     /* Interactive: the policy's timeout_sec is the limit of one captured
@@ -306,8 +332,10 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
                "the terminal uncaptured");
     set_limits(p);
     if (!p->isolated)
-        pd_err("warning: running without OS isolation (policy gate + output scan only, no kernel "
-               "boundary)");
+        pd_err("warning: running without OS isolation: the argv gate, the live gate in "
+               "dynamically linked programs, the post-run scan%s run; no kernel boundary: static "
+               "binaries and raw system calls are not stopped",
+               p->interactive || !pol->output_scan ? "" : " and the output scan");
 
     if (resolve(p, argv[0], missing) != 0)
         goto out;
@@ -362,6 +390,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     /* interactive: nothing is captured, so nothing can be scanned */
     if (!p->interactive)
         outscan = pd_exec_output_prepare(ctx, scan, environ, oerr, sizeof oerr);
+    p->outscan = outscan; /* the output is scanned as it comes (exec_flow.c) */
     if (!outscan && oerr[0]) {
         pd_err("%s", oerr);
         goto out;
@@ -373,6 +402,12 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     }
     if (p->isolated && pd_exec_ns_plan(p, scan) != 0) {
         pd_err("sandbox: plan the namespaces: %s", strerror(errno));
+        goto out;
+    }
+    /* the live gate's policy names what the kernel layers grant: written
+     * once the spec and the namespace plan are complete */
+    if (pd_live_write_policy(&live, p->isolated ? &p->spec : NULL, oerr, sizeof oerr) != 0) {
+        pd_err("%s", oerr);
         goto out;
     }
     pd_scan_fence(scan);
@@ -399,6 +434,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     pd_findings_take(&deny, &layer);
     pd_exec_output_judge(ctx, outscan, o, deny.n > 0 || deny.lost, p->argv, &layer, &warn);
     pd_findings_take(&deny, &layer);
+    pd_exec_keep_warnings(o, &warn); /* --json lists them too */
     print_warnings(&warn);
     if (o->left_running)
         pd_err("warning: %zu background process(es) still running (keep_background = true): "

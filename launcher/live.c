@@ -16,6 +16,8 @@
 #include <cjson/cJSON.h>
 
 #include "launcher/live.h"
+#include "platform/platform.h"
+#include "policy/kernel_grants.h"
 #include "policy/report.h"
 
 static int write_all(int fd, const char *text, size_t len)
@@ -45,15 +47,6 @@ int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_di
     snprintf(l->run_dir, sizeof l->run_dir, "%s", run_dir);
     snprintf(l->compiled, sizeof l->compiled, "%s/policy.compiled", run_dir);
 
-    char *text = pd_compile(ctx);
-    int fd = text ? open(l->compiled, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400) : -1;
-    if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd)) {
-        snprintf(err, errlen, "live gate: write %s: %s", l->compiled, strerror(errno));
-        free(text);
-        return -1;
-    }
-    free(text);
-
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if ((size_t)snprintf(sa.sun_path, sizeof sa.sun_path, "%s/report.sock", run_dir) >=
         sizeof sa.sun_path) {
@@ -76,6 +69,68 @@ int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_di
         snprintf(err, errlen, "--log %s: %s", log_path, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+static int strv_push(struct pd_strv *l, const char *str)
+{
+    char *copy = strdup(str);
+    char **v = copy ? realloc(l->v, (l->n + 1) * sizeof *v) : NULL;
+    if (!v) {
+        free(copy);
+        return -1;
+    }
+    l->v = v;
+    l->v[l->n++] = copy;
+    return 0;
+}
+
+/* Append the resolved form of each path of from to to (a missing path is
+ * left out, as Landlock leaves it out). 0 or -1 (ENOMEM). */
+static int add_resolved(struct pd_strv *to, const struct pd_path_list *from)
+{
+    char real[PD_PATH_MAX];
+    for (size_t k = 0; k < from->n; k++)
+        if (from->v[k] && realpath(from->v[k], real) && strv_push(to, real) != 0)
+            return -1;
+    return 0;
+}
+
+/* What the spec's Landlock rules and read-only binds grant, for the
+ * preload to tell a kernel refusal from a refusal by the permissions. */
+static int grants_of(const struct pd_sandbox_spec *spec, struct pd_kernel_grants *g)
+{
+    memset(g, 0, sizeof *g);
+    g->on = true;
+    g->no_exec_writes = spec->no_exec_writes;
+    static const char *const tmp[] = {"/tmp"};
+    const struct pd_path_list private_tmp = {tmp, spec->ns.enable ? 1 : 0};
+    return add_resolved(&g->exec, &spec->exec_paths) || add_resolved(&g->read, &spec->read_paths) ||
+                   add_resolved(&g->write, &spec->write_paths) ||
+                   add_resolved(&g->write, &private_tmp) ||
+                   add_resolved(&g->dev, &spec->dev_paths) ||
+                   (spec->ns.enable && add_resolved(&g->readonly, &spec->ns.readonly))
+               ? -1
+               : 0;
+}
+
+int pd_live_write_policy(struct pd_live *l, const struct pd_sandbox_spec *spec, char *err,
+                         size_t errlen)
+{
+    struct pd_kernel_grants g;
+    char *text = NULL;
+    if (!spec || grants_of(spec, &g) == 0)
+        text = pd_compile_grants(l->ctx, spec ? &g : NULL);
+    if (spec)
+        pd_kernel_grants_free(&g);
+    int fd = text ? open(l->compiled, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400) : -1;
+    if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd)) {
+        snprintf(err, errlen, "live gate: write %s: %s", l->compiled,
+                 strerror(text ? errno : ENOMEM));
+        free(text);
+        return -1;
+    }
+    free(text);
     return 0;
 }
 
@@ -279,6 +334,15 @@ static bool is_blocked(const char *kind)
     return strcmp(kind, PD_REPORT_BLOCKED) == 0;
 }
 
+/* A blocked record of a kernel layer (preload/kernel_refusal.h), not of
+ * the live gate's writable roots: its key names the layer. */
+static bool is_kernel(const char *kind, const char *key)
+{
+    return is_blocked(kind) &&
+           (strcmp(key, PD_LAYER_LANDLOCK) == 0 || strcmp(key, PD_LAYER_SECCOMP) == 0 ||
+            strcmp(key, PD_LAYER_NAMESPACE) == 0);
+}
+
 /* Does a record of this kind deny the run? */
 static bool denies(const struct pd_live *l, const char *kind)
 {
@@ -304,6 +368,12 @@ static bool on_disk(const char *resolved)
            !(n >= strlen(tail) && strcmp(resolved + n - strlen(tail), tail) == 0);
 }
 
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return path[0] == '/' && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The path of a line: as judged (relative when it lies in the workspace and
  * was written relative), with the written form when that differs. */
 static void shown_path(const struct pd_live *l, const struct pd_report *r, char *buf, size_t len)
@@ -317,10 +387,22 @@ static void shown_path(const struct pd_live *l, const struct pd_report *r, char 
     const char *as_judged = rel ? (rel[0] ? rel : ".") : r->resolved;
     char cleaned[PD_PATH_MAX];
     pd_path_clean(r->path, cleaned, sizeof cleaned);
+    /* a folder's create is recorded as "name/" (preload/judge.h, PD_J_DIR) */
+    size_t n = strlen(r->path);
+    while (n > 1 && r->path[n - 1] == '/')
+        n--;
     if (!r->path[0] || strcmp(cleaned, as_judged) == 0)
         snprintf(buf, len, "%s", as_judged);
     else
-        snprintf(buf, len, "%s (written %s)", as_judged, r->path);
+        snprintf(buf, len, "%s (written %.*s)", as_judged, (int)n, r->path);
+}
+
+/* Is the record about a folder: one that exists, or one a mkdir was
+ * refused to create (its path ends in '/')? */
+static bool names_folder(const char *path, const char *resolved)
+{
+    size_t n = strlen(path);
+    return (n > 1 && path[n - 1] == '/') || is_dir(resolved);
 }
 
 /* Does the bare allow_binaries entry name (as PATH finds it) name the file
@@ -359,23 +441,73 @@ static bool binary_entry(const struct pd_live *l, const char *path, const char *
     return true;
 }
 
+/* The smallest change that would let a call a kernel layer refused go
+ * through: narrow, or "none narrow: <why>" (policy/advice.c). */
+static void kernel_advice(const struct pd_live *l, const struct pd_report *r, char *out, size_t len)
+{
+    const struct pd_ctx *c = l->ctx;
+    const char *abs = r->resolved;
+    out[0] = '\0';
+    if (!c)
+        return;
+    if (strcmp(r->key, PD_LAYER_SECCOMP) == 0) {
+        pd_advice(c, "allow_network", NULL, NULL, false, out, len);
+    } else if (strcmp(r->reason, PD_KERNEL_HOST_SOCK) == 0) {
+        snprintf(out, len, "add \"%s\" to allow_unix_sockets", abs);
+    } else if (strcmp(r->key, PD_LAYER_NAMESPACE) == 0) {
+        /* the rule the floor followed when it masked or bound it: a read
+         * denied (a secret, a deny glob) or a write denied (protected) */
+        struct pd_verdict v;
+        bool masked = strcmp(r->reason, PD_KERNEL_MASKED) == 0;
+        pd_gate_path(c, masked ? PD_OP_READ : PD_OP_WRITE, NULL, abs, &v);
+        if (v.deny)
+            pd_advice(c, v.key, v.pattern, v.resolved[0] ? v.resolved : abs, is_dir(abs), out, len);
+        if (!out[0])
+            snprintf(out, len, "none narrow: the namespace floor %s it for every process",
+                     masked ? "masks" : "keeps it read-only");
+    } else if (strcmp(r->reason, PD_KERNEL_READ) == 0) {
+        pd_advice(c, "read_paths", NULL, abs, names_folder(r->path, abs), out, len);
+    } else if (strcmp(r->reason, PD_KERNEL_EXEC) == 0) {
+        char entry[PD_PATH_MAX];
+        if (c->policy->allow_binaries.n && binary_entry(l, r->path, abs, entry, sizeof entry))
+            snprintf(out, len, "add \"%s\" to allow_binaries", entry);
+        else
+            snprintf(out, len,
+                     "none narrow: programs run from the system folders, the writable roots "
+                     "and the command itself; a writable folder for it would let the run "
+                     "change it");
+    } else if (strcmp(r->reason, PD_KERNEL_WRITE) == 0) {
+        pd_advice(c, "allow_paths", NULL, abs, names_folder(r->path, abs), out, len);
+    }
+}
+
 /* "<program> <op> <path> (<reason> <pattern>) [live][ (add "x" to allow_binaries)]": the
- * fix after the bracket, so that "(<reason>) [live]" reads as it always did */
+ * fix after the bracket, so that "(<reason>) [live]" reads as it always did. A
+ * kernel layer's refusal reads "(<layer>: <why>) [live]", with its narrow
+ * fix when there is one. count: how many calls made the same decision. */
 static void format_report(const struct pd_live *l, const struct pd_report *r, size_t count,
                           char *buf, size_t len)
 {
-    char shown[2 * PD_PATH_MAX + 16], fix[PD_PATH_MAX + 48] = "";
+    char shown[2 * PD_PATH_MAX + 16], fix[PD_PATH_MAX + 48] = "", times[48] = "";
     shown_path(l, r, shown, sizeof shown);
+    const bool kernel = is_kernel(r->kind, r->key);
     if (strcmp(r->key, "allow_binaries") == 0) {
         char entry[PD_PATH_MAX];
         if (binary_entry(l, r->path, r->resolved, entry, sizeof entry))
             snprintf(fix, sizeof fix, " (add \"%s\" to allow_binaries)", entry);
+    } else if (kernel && !l->audit) { /* --audit: on a line of its own */
+        char advice[PD_MSG_MAX];
+        kernel_advice(l, r, advice, sizeof advice);
+        if (strncmp(advice, "add ", 4) == 0)
+            snprintf(fix, sizeof fix, " (%s)", advice);
     }
     const bool blocked = is_blocked(r->kind);
-    const char *reason = blocked ? "outside the writable roots" : r->reason;
+    const char *reason = kernel ? r->reason : blocked ? "outside the writable roots" : r->reason;
     const char *pattern = blocked ? "" : r->pattern;
+    if (count > 1)
+        snprintf(times, sizeof times, " (repeated %zu times)", count);
     snprintf(buf, len, "%s %s %s (%s%s%s) [live]%s%s", r->program, r->op, shown, reason,
-             pattern[0] ? " " : "", pattern, fix, count > 1 ? " (repeated)" : "");
+             pattern[0] ? " " : "", pattern, fix, times);
 }
 
 /* Interactive: one line for a decision as it first arrives, in the words of
@@ -451,9 +583,11 @@ void pd_live_drain(struct pd_live *l)
             l->naudit++;
         else if (strcmp(kind, PD_REPORT_COVERAGE) == 0)
             l->ncoverage++;
-        else if (is_blocked(kind))
+        else if (is_blocked(kind)) {
             l->nblocked++;
-        else
+            if (is_kernel(kind, d.r.key))
+                l->nkernel++;
+        } else
             l->nerror++;
         /* counted above (a dropped denial still denies); a dropped record
          * is neither logged nor echoed: the flood ends in one line */
@@ -474,47 +608,58 @@ size_t pd_live_denials(const struct pd_live *l)
     return l->ndeny + l->nerror + l->nbad + (l->strict ? l->nblocked : 0);
 }
 
-/* The smallest policy change that would allow what an audit record shows. */
-static void advise(const struct pd_live *l, const struct pd_live_rec *r,
+size_t pd_live_kernel_blocked(const struct pd_live *l)
+{
+    return l->nkernel;
+}
+
+/* A kept record as the report it was decoded from. */
+static struct pd_report rec_report(const struct pd_live_rec *x)
+{
+    return (struct pd_report){.kind = x->kind,
+                              .op = x->op,
+                              .path = x->path,
+                              .resolved = x->resolved,
+                              .key = x->key,
+                              .pattern = x->pattern,
+                              .reason = x->reason,
+                              .pid = x->pid,
+                              .program = x->program};
+}
+
+/* The smallest policy change that would allow what an audit (or blocked)
+ * record shows: only ever narrow (policy/advice.c), else "none narrow". */
+static void advise(const struct pd_live *l, const struct pd_live_rec *x,
                    const struct pd_policy *pol, FILE *out)
 {
-    const char *key = r->key;
-    if (strcmp(key, "deny_globs") == 0)
-        fprintf(out, "remove \"%s\" from deny_globs", r->pattern);
-    else if (strcmp(key, "secrets") == 0)
-        fprintf(out, "none: \"%s\" is a built-in secret; keep the file out of the command's way",
-                r->pattern);
-    else if (strcmp(key, "protected_paths") == 0)
-        fprintf(out, "set protected_paths to a list without \"%s\"", r->pattern);
-    else if (strcmp(key, "policy_file") == 0)
-        fputs("none: the policy file is never writable from inside a run", out);
-    else if (strcmp(key, "allow_binaries") == 0) {
+    const struct pd_report r = rec_report(x);
+    char advice[PD_MSG_MAX] = "";
+    const char *abs = x->resolved[0] == '/' ? x->resolved : NULL;
+    if (is_kernel(x->kind, x->key)) {
+        kernel_advice(l, &r, advice, sizeof advice);
+    } else if (strcmp(x->key, "allow_binaries") == 0) {
         char entry[PD_PATH_MAX];
-        if (binary_entry(l, r->path, r->resolved, entry, sizeof entry))
-            fprintf(out, "add \"%s\" to allow_binaries", entry);
+        if (binary_entry(l, x->path, x->resolved, entry, sizeof entry))
+            snprintf(advice, sizeof advice, "add \"%s\" to allow_binaries", entry);
         else
-            fputs("none: the program is no file on disk (a memfd or a deleted file)", out);
-    } else if (strcmp(key, "allow_network") == 0)
-        fputs("set allow_network = true", out);
-    else if (strcmp(key, "allow_paths") == 0 || strcmp(key, "workspace") == 0) {
-        const char *p = r->resolved[0] ? r->resolved : r->path;
-        const char *slash = strrchr(p, '/');
-        fprintf(out, "add \"%.*s\" to allow_paths", slash && slash != p ? (int)(slash - p) : 1, p);
-    } else
-        fprintf(out, "see 'paldron explain --policy %s %s'", pol->file ? pol->file : "P", r->path);
+            snprintf(advice, sizeof advice,
+                     "none: the program is no file on disk (a memfd or a deleted file)");
+    } else if (l->ctx) {
+        /* a write refused for lying outside the writable roots is a blocked
+         * record: the same advice as its audit twin */
+        const char *key = is_blocked(x->kind) ? "allow_paths" : x->key;
+        pd_advice(l->ctx, key, x->pattern[0] ? x->pattern : NULL, abs,
+                  abs && names_folder(x->path, abs), advice, sizeof advice);
+    }
+    if (advice[0])
+        fputs(advice, out);
+    else
+        fprintf(out, "see 'paldron explain --policy %s %s'", pol->file ? pol->file : "P", x->path);
 }
 
 static void format_rec(const struct pd_live *l, const struct pd_live_rec *x, char *buf, size_t len)
 {
-    const struct pd_report r = {.kind = x->kind,
-                                .op = x->op,
-                                .path = x->path,
-                                .resolved = x->resolved,
-                                .key = x->key,
-                                .pattern = x->pattern,
-                                .reason = x->reason,
-                                .pid = x->pid,
-                                .program = x->program};
+    const struct pd_report r = rec_report(x);
     format_report(l, &r, x->count, buf, len);
 }
 
@@ -631,9 +776,10 @@ static void print_dropped(const struct pd_live *l, FILE *out)
 void pd_live_notes(const struct pd_live *l, const struct pd_policy *pol, FILE *out)
 {
     char msg[PD_MSG_MAX];
+    /* --audit prints the kernel layers' refusals below, with their change */
     for (size_t k = 0; k < l->nrecs && !l->strict && !l->echo; k++) {
         const struct pd_live_rec *r = &l->recs[k];
-        if (is_blocked(r->kind)) {
+        if (is_blocked(r->kind) && !(l->audit && is_kernel(r->kind, r->key))) {
             format_rec(l, r, msg, sizeof msg);
             fprintf(out, "paldron: blocked: %s\n", msg);
         }
@@ -647,6 +793,23 @@ void pd_live_notes(const struct pd_live *l, const struct pd_policy *pol, FILE *o
         advise(l, r, pol, out);
         fputc('\n', out);
     }
+    /* --audit: what the kernel layers refused (they stay on), with the
+     * change that would let it through */
+    for (size_t k = 0; k < l->nrecs && l->audit; k++) {
+        const struct pd_live_rec *r = &l->recs[k];
+        if (!is_kernel(r->kind, r->key))
+            continue;
+        format_rec(l, r, msg, sizeof msg);
+        fprintf(
+            out,
+            "paldron: audit: blocked by the kernel: %s\npaldron: audit:   smallest change: ", msg);
+        advise(l, r, pol, out);
+        fputc('\n', out);
+    }
+    if (l->nkernel)
+        fprintf(out, "paldron: %zu call(s) blocked by the kernel layers%s\n", l->nkernel,
+                l->strict ? " (strict = true: each is a denial)"
+                          : " (not denials: the command saw the kernel's error)");
     print_dropped(l, out);
     if (!l->ncoverage)
         return;

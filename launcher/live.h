@@ -59,17 +59,29 @@ struct pd_live {
     /* writes refused for lying outside the writable roots only: reported
      * as "paldron: blocked: ...", denials only with strict = true */
     size_t nblocked;
+    /* of those, calls a kernel layer refused after the live gate let them
+     * through (key "landlock", "seccomp" or "namespace") */
+    size_t nkernel;
     bool strict;
     char workspace[PD_PATH_MAX];    /* live lines show paths in it relative */
     const struct pd_ctx *ctx;       /* the run's (PATH, roots): to name the fix of a program */
     size_t ndropped, ndropped_deny; /* over a bound; _deny: of those, denials */
 };
 
-/* Write <run_dir>/policy.compiled (read-only) from ctx, bind
- * <run_dir>/report.sock, open log_path (may be NULL). Returns 0, or -1 with
- * err naming the step. */
+/* Keep ctx (it must outlive l) and the path of <run_dir>/policy.compiled
+ * (written by pd_live_write_policy), bind <run_dir>/report.sock, open
+ * log_path (may be NULL). Returns 0, or -1 with err naming the step. */
 int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_dir, const char *lib,
                  bool audit, const char *log_path, char *err, size_t errlen);
+
+/* Write <run_dir>/policy.compiled (read-only): the context given to
+ * pd_live_open and, with spec (NULL: no kernel layers), what the kernel
+ * layers grant (policy/kernel_grants.h), so that the preload can name a
+ * kernel layer that refused a call. After the spec and the namespace plan
+ * are complete, before the run. Returns 0, or -1 with err. */
+struct pd_sandbox_spec;
+int pd_live_write_policy(struct pd_live *l, const struct pd_sandbox_spec *spec, char *err,
+                         size_t errlen);
 
 /* The environment entries the preload needs ("NAME=value", malloc'd, NULL
  * terminated list of at most 6). debug: the PALDRON_DEBUG value to pass, or
@@ -96,6 +108,11 @@ void pd_live_findings(const struct pd_live *l, struct pd_findings *out);
  * included. */
 size_t pd_live_denials(const struct pd_live *l);
 
+/* Calls a kernel layer refused (blocked records of Landlock, seccomp or
+ * the namespace floor), repeats included: information, not denials unless
+ * strict = true. */
+size_t pd_live_kernel_blocked(const struct pd_live *l);
+
 /* The preload's fallback lines in a captured stderr: a record it could not
  * deliver (no descriptor left, no launcher reading) is printed instead as
  * "paldron: deny: <program> <op> <path> (<reason> <pattern>) [live]", and a
@@ -114,12 +131,16 @@ void pd_live_stderr_blocked(const char *buf, size_t len, struct pd_findings *out
  * the launcher: the preload never sees the first exec). */
 void pd_live_note_unmonitored(struct pd_live *l, const char *path, const char *why);
 
-/* The blocked writes ("paldron: blocked: <program> <op> <path> (outside
- * the writable roots) [live]") unless strict = true made them denials or
- * they were echoed already; in audit mode, what would have been denied and
- * the smallest policy change that allows it; then the coverage line (what ran on the kernel
- * layers only); then "paldron: N live records dropped (flood)" when a
- * bound was hit. */
+/* The blocked calls ("paldron: blocked: <program> <op> <path> (outside
+ * the writable roots) [live]", or "(<layer>: <why>) [live]" for a kernel
+ * layer's refusal, with its narrow fix) unless strict = true made them
+ * denials or they were echoed already; in audit mode, what would have been
+ * denied and what the kernel layers refused, each with the smallest policy
+ * change that allows it (narrow, or "none narrow: <why>"); "paldron: N
+ * call(s) blocked by the kernel layers"; then the coverage line (what ran
+ * on the kernel layers only); then "paldron: N live records dropped
+ * (flood)" when a bound was hit. Repeats of one decision end in
+ * "(repeated N times)", N the number of calls. */
 void pd_live_notes(const struct pd_live *l, const struct pd_policy *pol, FILE *out);
 
 void pd_live_close(struct pd_live *l);

@@ -167,7 +167,7 @@ static void load_policy(struct pd_state *s, const struct pd_env *e)
     char *text = read_file(s->policy_path, s->why, sizeof s->why);
     if (!text)
         return;
-    int rc = pd_compiled_load(text, &s->policy, &s->ctx, err, sizeof err);
+    int rc = pd_compiled_load_grants(text, &s->policy, &s->ctx, &s->grants, err, sizeof err);
     free(text);
     if (rc != 0) {
         snprintf(s->why, sizeof s->why, "%s", err);
@@ -178,6 +178,7 @@ static void load_policy(struct pd_state *s, const struct pd_env *e)
         snprintf(s->why, sizeof s->why, "out of memory");
         pd_ctx_free(&s->ctx);
         pd_policy_free(&s->policy);
+        pd_kernel_grants_free(&s->grants);
         return;
     }
     s->mode = PD_MODE_ACTIVE;

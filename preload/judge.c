@@ -235,6 +235,22 @@ static void join_clean(const char *base, const char *path, char *out, size_t len
     pd_path_clean(joined, out, len);
 }
 
+/* pd_verdict_ok for a folder's create (PD_J_DIR): reported as "path/".
+ * Out of line, so that pd_path_ok's frame does not carry the copy (small
+ * thread stacks). */
+__attribute__((noinline)) static bool folder_verdict_ok(const struct pd_state *s, enum pd_op op,
+                                                        const char *path,
+                                                        const struct pd_verdict *v)
+{
+    char folder[PD_PATH_MAX + 1];
+    size_t n = strlen(path);
+    if (path[n - 1] != '/' && n + 1 < sizeof folder) {
+        snprintf(folder, sizeof folder, "%s/", path);
+        path = folder;
+    }
+    return pd_verdict_ok(s, pd_op_name(op), path, v);
+}
+
 bool pd_path_ok(const struct pd_state *s, enum pd_op op, int dirfd, const char *path,
                 unsigned flags)
 {
@@ -288,6 +304,8 @@ bool pd_path_ok(const struct pd_state *s, enum pd_op op, int dirfd, const char *
         pd_gate_name(&s->ctx, op, basep, path, &v);
     else
         pd_gate_path(&s->ctx, op, basep, path, &v);
+    if ((flags & PD_J_DIR) && v.deny)
+        return folder_verdict_ok(s, op, path, &v);
     return pd_verdict_ok(s, pd_op_name(op), path, &v);
 }
 

@@ -49,6 +49,9 @@ int pd_fail(struct pd_call *call, int err);
  * (mkdir, mknod, symlink, link's new name, O_CREAT|O_EXCL, bind): an
  * existing name passes unjudged, the call fails as it would bare. */
 #define PD_J_EXISTING_PASSES 4u
+/* The call creates a folder (mkdir): a refusal's record names it with a
+ * trailing '/', so that the advice names the folder itself. */
+#define PD_J_DIR 8u
 
 /* Judge op on (dirfd, path) before the call. Relative paths are resolved
  * against dirfd (AT_FDCWD: the working directory). Reports what it denies

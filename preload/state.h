@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <sys/un.h>
 
+#include "policy/kernel_grants.h"
 #include "policy/policy.h"
 
 #define PD_ENV_RUN     "PALDRON_RUN"
@@ -42,8 +43,9 @@ struct pd_state {
     enum pd_mode mode;
     struct pd_policy policy;
     struct pd_ctx ctx;
-    struct pd_match *match;                                      /* fast path index (match.h) */
-    char policy_path[PD_PATH_MAX];                               /* <run>/policy.compiled */
+    struct pd_match *match;         /* fast path index (match.h) */
+    struct pd_kernel_grants grants; /* what Landlock grants (kernel_refusal.h) */
+    char policy_path[PD_PATH_MAX];  /* <run>/policy.compiled */
     char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* "" if too long */
     char exe[PD_PATH_MAX]; /* /proc/self/exe ("" if unknown) */
     char why[PD_MSG_MAX];  /* CLOSED: why the policy is unusable */

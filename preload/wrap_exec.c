@@ -31,6 +31,7 @@
 #include "preload/envdoc.h"
 #include "preload/exec_script.h"
 #include "preload/judge.h"
+#include "preload/kernel_refusal.h"
 
 #define PD_EXPORT       __attribute__((visibility("default")))
 #define PD_SHELL        "/bin/sh" /* what system() and popen() run */
@@ -135,18 +136,19 @@ static bool start_ok(const struct pd_state *s, const char *shown, const char *ab
 /* Enter, locate, gate and build the environment. Returns NULL when the
  * call passes straight through (then env is untouched), else s; on a
  * denial *denied is set and errno holds the error. fd >= 0: the program
- * is the file open at fd (path is what to show). */
+ * is the file open at fd (path is what to show). abs (PD_PATH_MAX bytes)
+ * receives the file that will run, "" when unknown. */
 static const struct pd_state *prepare(struct pd_call *call, const char *path, int fd, bool search,
                                       char *const argv[], char *const envp[], struct pd_envbuf *env,
-                                      bool *denied, struct pd_script_run *script)
+                                      bool *denied, struct pd_script_run *script, char *abs)
 {
     *denied = false;
     script->argv = NULL;
+    abs[0] = '\0';
     const struct pd_state *s = pd_enter(call);
     if (!s)
         return NULL;
-    char abs[PD_PATH_MAX] = "";
-    bool found = fd >= 0 || locate(path, search, abs, sizeof abs);
+    bool found = fd >= 0 || locate(path, search, abs, PD_PATH_MAX);
     if ((found || s->mode == PD_MODE_CLOSED) && !start_ok(s, path ? path : "", abs, fd, argv)) {
         *denied = true;
         pd_fail(call, EACCES);
@@ -164,11 +166,20 @@ static const struct pd_state *prepare(struct pd_call *call, const char *path, in
     return s;
 }
 
+/* A start the gate allowed failed with err: did a kernel layer (the exec
+ * floor) refuse the file that was to run (abs, or the interpreter the
+ * script is started with)? */
+static void refused(const struct pd_script_run *script, const char *abs, int err)
+{
+    pd_kernel_refused_exec(script->argv ? script->interp : abs, err);
+}
+
 /* What a failed exec returns, after the environment (and a script's
  * argument vector) is released. */
-static int failed(struct pd_envbuf *env, struct pd_script_run *script, int rc)
+static int failed(struct pd_envbuf *env, struct pd_script_run *script, const char *abs, int rc)
 {
     int err = errno;
+    refused(script, abs, err);
     pd_envbuf_release(env);
     pd_script_release(script);
     errno = err;
@@ -181,14 +192,15 @@ int pdw_execve(const char *path, char *const argv[], char *const envp[])
     struct pd_call call;
     struct pd_envbuf env;
     struct pd_script_run sr;
+    char abs[PD_PATH_MAX];
     bool denied;
-    if (!prepare(&call, path, -1, false, argv, envp, &env, &denied, &sr))
+    if (!prepare(&call, path, -1, false, argv, envp, &env, &denied, &sr, abs))
         return pd_real.execve(path, argv, envp);
     if (denied)
         return -1;
     if (sr.argv)
-        return failed(&env, &sr, pd_real.execve(sr.interp, sr.argv, env.v));
-    return failed(&env, &sr, pd_real.execve(path, argv, env.v));
+        return failed(&env, &sr, abs, pd_real.execve(sr.interp, sr.argv, env.v));
+    return failed(&env, &sr, abs, pd_real.execve(path, argv, env.v));
 }
 
 int pdw_execv(const char *path, char *const argv[])
@@ -202,14 +214,15 @@ int pdw_execvpe(const char *file, char *const argv[], char *const envp[])
     struct pd_call call;
     struct pd_envbuf env;
     struct pd_script_run sr;
+    char abs[PD_PATH_MAX];
     bool denied;
-    if (!prepare(&call, file, -1, true, argv, envp, &env, &denied, &sr))
+    if (!prepare(&call, file, -1, true, argv, envp, &env, &denied, &sr, abs))
         return pd_real.execvpe(file, argv, envp);
     if (denied)
         return -1;
     if (sr.argv)
-        return failed(&env, &sr, pd_real.execvpe(sr.interp, sr.argv, env.v));
-    return failed(&env, &sr, pd_real.execvpe(file, argv, env.v));
+        return failed(&env, &sr, abs, pd_real.execvpe(sr.interp, sr.argv, env.v));
+    return failed(&env, &sr, abs, pd_real.execvpe(file, argv, env.v));
 }
 
 int pdw_execvp(const char *file, char *const argv[])
@@ -239,14 +252,15 @@ int pdw_execveat(int dirfd, const char *path, char *const argv[], char *const en
     }
     struct pd_envbuf env;
     struct pd_script_run sr;
+    char abs[PD_PATH_MAX];
     bool denied;
-    if (!prepare(&call, t, fd, false, argv, envp, &env, &denied, &sr))
+    if (!prepare(&call, t, fd, false, argv, envp, &env, &denied, &sr, abs))
         return pd_real.execveat(dirfd, path, argv, envp, flags);
     if (denied)
         return -1;
     if (sr.argv)
-        return failed(&env, &sr, pd_real.execveat(AT_FDCWD, sr.interp, sr.argv, env.v, 0));
-    return failed(&env, &sr, pd_real.execveat(dirfd, path, argv, env.v, flags));
+        return failed(&env, &sr, abs, pd_real.execveat(AT_FDCWD, sr.interp, sr.argv, env.v, 0));
+    return failed(&env, &sr, abs, pd_real.execveat(dirfd, path, argv, env.v, flags));
 }
 
 int pdw_fexecve(int fd, char *const argv[], char *const envp[])
@@ -257,12 +271,13 @@ int pdw_fexecve(int fd, char *const argv[], char *const envp[])
     struct pd_call call;
     struct pd_envbuf env;
     struct pd_script_run sr;
+    char abs[PD_PATH_MAX];
     bool denied;
-    if (!prepare(&call, shown, fd, false, argv, envp, &env, &denied, &sr))
+    if (!prepare(&call, shown, fd, false, argv, envp, &env, &denied, &sr, abs))
         return pd_real.fexecve(fd, argv, envp);
     if (denied)
         return -1;
-    return failed(&env, &sr, pd_real.fexecve(fd, argv, env.v));
+    return failed(&env, &sr, abs, pd_real.fexecve(fd, argv, env.v));
 }
 
 int pdw_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
@@ -272,13 +287,16 @@ int pdw_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions
     struct pd_call call;
     struct pd_envbuf env;
     struct pd_script_run sr;
+    char abs[PD_PATH_MAX];
     bool denied;
-    if (!prepare(&call, path, -1, false, argv, envp, &env, &denied, &sr))
+    if (!prepare(&call, path, -1, false, argv, envp, &env, &denied, &sr, abs))
         return pd_real.posix_spawn(pid, path, fa, attr, argv, envp);
     if (denied)
         return errno;
     int rc = sr.argv ? pd_real.posix_spawn(pid, sr.interp, fa, attr, sr.argv, env.v)
                      : pd_real.posix_spawn(pid, path, fa, attr, argv, env.v);
+    if (rc)
+        refused(&sr, abs, rc);
     pd_envbuf_release(&env);
     pd_script_release(&sr);
     return rc;
@@ -291,13 +309,16 @@ int pdw_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_action
     struct pd_call call;
     struct pd_envbuf env;
     struct pd_script_run sr;
+    char abs[PD_PATH_MAX];
     bool denied;
-    if (!prepare(&call, file, -1, true, argv, envp, &env, &denied, &sr))
+    if (!prepare(&call, file, -1, true, argv, envp, &env, &denied, &sr, abs))
         return pd_real.posix_spawnp(pid, file, fa, attr, argv, envp);
     if (denied)
         return errno;
     int rc = sr.argv ? pd_real.posix_spawnp(pid, sr.interp, fa, attr, sr.argv, env.v)
                      : pd_real.posix_spawnp(pid, file, fa, attr, argv, env.v);
+    if (rc)
+        refused(&sr, abs, rc);
     pd_envbuf_release(&env);
     pd_script_release(&sr);
     return rc;

@@ -23,6 +23,7 @@
 #include <sys/un.h>
 
 #include "preload/judge.h"
+#include "preload/kernel_refusal.h"
 
 static bool is_ip(const struct sockaddr *sa, socklen_t len)
 {
@@ -98,6 +99,26 @@ static bool sockaddr_ok(struct pd_call *call, const char *op, const struct socka
     return net_ok(s, op, text);
 }
 
+/* A connect to a pathname UNIX socket failed: the namespace floor masks
+ * the host's sockets the run may not reach (kernel_refusal.h). */
+static int unix_after(int rc, const struct sockaddr *sa, socklen_t len)
+{
+    size_t off = offsetof(struct sockaddr_un, sun_path);
+    if (rc == 0 || !sa || sa->sa_family != AF_UNIX || len <= (socklen_t)off)
+        return rc;
+    int err = errno;
+    const struct sockaddr_un *un = (const struct sockaddr_un *)(const void *)sa;
+    char path[sizeof un->sun_path + 1];
+    size_t n = (size_t)len - off;
+    if (n > sizeof un->sun_path)
+        n = sizeof un->sun_path;
+    memcpy(path, un->sun_path, n);
+    path[n] = '\0'; /* an abstract name starts with a NUL: "" */
+    pd_kernel_refused_unix(path, err);
+    errno = err;
+    return rc;
+}
+
 int pdw_connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
     PD_NEED(connect, -1);
@@ -106,7 +127,7 @@ int pdw_connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
     if (!sockaddr_ok(&call, "connect", PD_SOCKADDR(addr), len))
         return pd_fail(&call, EACCES);
     pd_leave(&call);
-    return pd_real.connect(fd, addr, len);
+    return unix_after(pd_real.connect(fd, addr, len), PD_SOCKADDR(addr), len);
 }
 
 /* connect's public alias */
@@ -118,7 +139,21 @@ int pdw___connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
     if (!sockaddr_ok(&call, "connect", PD_SOCKADDR(addr), len))
         return pd_fail(&call, EACCES);
     pd_leave(&call);
-    return pd_real.__connect(fd, addr, len);
+    return unix_after(pd_real.__connect(fd, addr, len), PD_SOCKADDR(addr), len);
+}
+
+/* Not gated (a socket reaches nothing yet): a refusal by the seccomp
+ * filter is reported. */
+int pdw_socket(int domain, int type, int protocol)
+{
+    PD_NEED(socket, -1);
+    int fd = pd_real.socket(domain, type, protocol);
+    if (fd < 0) {
+        int err = errno;
+        pd_kernel_refused_socket(domain, type, err);
+        errno = err;
+    }
+    return fd;
 }
 
 int pdw_bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "preload/judge.h"
+#include "preload/kernel_refusal.h"
 
 #define PD_EXPORT __attribute__((visibility("default")))
 
@@ -167,6 +168,7 @@ static int refused_read(const struct pd_state *s, struct pd_call *call, int dirf
     if (err == EACCES && !pd_path_ok(s, PD_OP_READ, dirfd, path, 0))
         return pd_fail(call, EACCES);
     pd_leave(call);
+    pd_kernel_refused_path(PD_OP_READ, dirfd, path, err); /* Landlock, a mask? */
     errno = err;
     return -1;
 }
@@ -228,7 +230,9 @@ static int open_gated(enum open_fn fn, int dirfd, const char *path, int flags, m
     if (!pd_path_ok(s, op, dirfd, path, PD_J_CREATE_IF_MISSING | excl(flags)))
         return pd_fail(&call, EACCES);
     pd_leave(&call);
-    return call_real(fn, dirfd, path, flags, mode);
+    int fd = call_real(fn, dirfd, path, flags, mode);
+    /* O_TMPFILE names a folder, whose own right Landlock checks: not said */
+    return is_tmpfile(flags) ? fd : pd_kernel_after(fd, op, dirfd, path);
 }
 
 static mode_t mode_arg(int flags, va_list ap)
@@ -346,6 +350,14 @@ static bool mode_writes(const char *mode)
     return mode && (mode[0] != 'r' || strchr(mode, '+'));
 }
 
+/* After a stdio open: a kernel layer's refusal is said (pd_kernel_after). */
+static FILE *stdio_after(FILE *f, const char *path, const char *mode)
+{
+    if (!f && path)
+        pd_kernel_after(-1, mode_writes(mode) ? PD_OP_WRITE : PD_OP_READ, AT_FDCWD, path);
+    return f;
+}
+
 /* Judge a stdio open before the call. */
 static bool stdio_ok(struct pd_call *call, const char *path, const char *mode)
 {
@@ -370,7 +382,7 @@ FILE *pdw_fopen(const char *path, const char *mode)
         return NULL;
     }
     pd_leave(&call);
-    return pd_real.fopen(path, mode);
+    return stdio_after(pd_real.fopen(path, mode), path, mode);
 }
 
 FILE *pdw_fopen64(const char *path, const char *mode)
@@ -382,7 +394,7 @@ FILE *pdw_fopen64(const char *path, const char *mode)
         return NULL;
     }
     pd_leave(&call);
-    return pd_real.fopen64(path, mode);
+    return stdio_after(pd_real.fopen64(path, mode), path, mode);
 }
 
 FILE *pdw_freopen(const char *path, const char *mode, FILE *stream)
@@ -394,7 +406,7 @@ FILE *pdw_freopen(const char *path, const char *mode, FILE *stream)
         return NULL;
     }
     pd_leave(&call);
-    return pd_real.freopen(path, mode, stream);
+    return stdio_after(pd_real.freopen(path, mode, stream), path, mode);
 }
 
 FILE *pdw_freopen64(const char *path, const char *mode, FILE *stream)
@@ -406,7 +418,7 @@ FILE *pdw_freopen64(const char *path, const char *mode, FILE *stream)
         return NULL;
     }
     pd_leave(&call);
-    return pd_real.freopen64(path, mode, stream);
+    return stdio_after(pd_real.freopen64(path, mode, stream), path, mode);
 }
 
 FILE *pdw__IO_fopen(const char *path, const char *mode)
@@ -418,7 +430,7 @@ FILE *pdw__IO_fopen(const char *path, const char *mode)
         return NULL;
     }
     pd_leave(&call);
-    return pd_real._IO_fopen(path, mode);
+    return stdio_after(pd_real._IO_fopen(path, mode), path, mode);
 }
 
 /* libio's openers take a FILE the caller set up; glibc's own fopen reaches
@@ -432,7 +444,7 @@ FILE *pdw__IO_file_fopen(FILE *fp, const char *path, const char *mode, int is32)
         return NULL;
     }
     pd_leave(&call);
-    return pd_real._IO_file_fopen(fp, path, mode, is32);
+    return stdio_after(pd_real._IO_file_fopen(fp, path, mode, is32), path, mode);
 }
 
 FILE *pdw__IO_file_open(FILE *fp, const char *path, int flags, int prot, int read_write, int is32)
@@ -444,7 +456,8 @@ FILE *pdw__IO_file_open(FILE *fp, const char *path, int flags, int prot, int rea
         return NULL;
     }
     pd_leave(&call);
-    return pd_real._IO_file_open(fp, path, flags, prot, read_write, is32);
+    return stdio_after(pd_real._IO_file_open(fp, path, flags, prot, read_write, is32), path,
+                       writes(flags) ? "w" : "r");
 }
 
 FILE *pdw___nss_files_fopen(const char *path)
@@ -456,7 +469,7 @@ FILE *pdw___nss_files_fopen(const char *path)
         return NULL;
     }
     pd_leave(&call);
-    return pd_real.__nss_files_fopen(path);
+    return stdio_after(pd_real.__nss_files_fopen(path), path, "r");
 }
 
 /* The open happens later, in the child, inside glibc (out of reach): judge

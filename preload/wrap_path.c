@@ -18,6 +18,7 @@
 #include "preload/channel.h"
 #include "preload/ids.h"
 #include "preload/judge.h"
+#include "preload/kernel_refusal.h"
 
 /* Judge one or two paths (flags: PD_J_*); true when the call may go ahead. */
 static bool gate2(struct pd_call *call, enum pd_op op1, int fd1, const char *p1, unsigned f1,
@@ -70,6 +71,15 @@ static int gate_link(struct pd_call *call, int fromfd, const char *from, int at_
               pd_path_ok(s, PD_OP_CREATE, tofd, to, NEW_NAME);
     return ok ? 0 : EACCES;
 }
+
+/* As GATED, and a failure of the real call on (fd, p) is looked at for a
+ * kernel layer's refusal (kernel_refusal.h): for the calls Landlock has a
+ * right for (create, remove, truncate), not for chmod, chown or utime. */
+#define GATED_KERNEL(gate_expr, real_call, op, fd, p)                                              \
+    GATED(gate_expr, pd_kernel_after(real_call, op, fd, p))
+
+/* A new folder: judged as a new name, reported as a folder. */
+#define NEW_DIR (NEW_NAME | PD_J_DIR)
 
 /* A rename may have renamed an ancestor of the working directory. */
 static int renamed(int rc)
@@ -136,102 +146,114 @@ int pdw_linkat(int fromfd, const char *from, int tofd, const char *to, int flags
 int pdw_symlink(const char *target, const char *path)
 {
     PD_NEED(symlink, -1);
-    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME), pd_real.symlink(target, path));
+    GATED_KERNEL(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME),
+                 pd_real.symlink(target, path), PD_OP_CREATE, AT_FDCWD, path);
 }
 
 int pdw_symlinkat(const char *target, int dirfd, const char *path)
 {
     PD_NEED(symlinkat, -1);
-    GATED(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME),
-          pd_real.symlinkat(target, dirfd, path));
+    GATED_KERNEL(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME),
+                 pd_real.symlinkat(target, dirfd, path), PD_OP_CREATE, dirfd, path);
 }
 
 int pdw_unlink(const char *path)
 {
     PD_NEED(unlink, -1);
-    GATED(gate1(&call, PD_OP_DELETE, AT_FDCWD, path, PD_J_NAME), pd_real.unlink(path));
+    GATED_KERNEL(gate1(&call, PD_OP_DELETE, AT_FDCWD, path, PD_J_NAME), pd_real.unlink(path),
+                 PD_OP_DELETE, AT_FDCWD, path);
 }
 
 int pdw_unlinkat(int dirfd, const char *path, int flags)
 {
     PD_NEED(unlinkat, -1);
-    GATED(gate1(&call, PD_OP_DELETE, dirfd, path, PD_J_NAME), pd_real.unlinkat(dirfd, path, flags));
+    GATED_KERNEL(gate1(&call, PD_OP_DELETE, dirfd, path, PD_J_NAME),
+                 pd_real.unlinkat(dirfd, path, flags), PD_OP_DELETE, dirfd, path);
 }
 
 int pdw_rmdir(const char *path)
 {
     PD_NEED(rmdir, -1);
-    GATED(gate1(&call, PD_OP_DELETE, AT_FDCWD, path, PD_J_NAME), pd_real.rmdir(path));
+    GATED_KERNEL(gate1(&call, PD_OP_DELETE, AT_FDCWD, path, PD_J_NAME), pd_real.rmdir(path),
+                 PD_OP_DELETE, AT_FDCWD, path);
 }
 
 int pdw_remove(const char *path)
 {
     PD_NEED(remove, -1);
-    GATED(gate1(&call, PD_OP_DELETE, AT_FDCWD, path, PD_J_NAME), pd_real.remove(path));
+    GATED_KERNEL(gate1(&call, PD_OP_DELETE, AT_FDCWD, path, PD_J_NAME), pd_real.remove(path),
+                 PD_OP_DELETE, AT_FDCWD, path);
 }
 
 int pdw_mkdir(const char *path, mode_t mode)
 {
     PD_NEED(mkdir, -1);
-    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME), pd_real.mkdir(path, mode));
+    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_DIR),
+          pd_kernel_after_mkdir(pd_real.mkdir(path, mode), AT_FDCWD, path));
 }
 
 int pdw_mkdirat(int dirfd, const char *path, mode_t mode)
 {
     PD_NEED(mkdirat, -1);
-    GATED(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME), pd_real.mkdirat(dirfd, path, mode));
+    GATED(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_DIR),
+          pd_kernel_after_mkdir(pd_real.mkdirat(dirfd, path, mode), dirfd, path));
 }
 
 int pdw_mknod(const char *path, mode_t mode, dev_t dev)
 {
     PD_NEED(mknod, -1);
-    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME), pd_real.mknod(path, mode, dev));
+    GATED_KERNEL(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME),
+                 pd_real.mknod(path, mode, dev), PD_OP_CREATE, AT_FDCWD, path);
 }
 
 int pdw_mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
     PD_NEED(mknodat, -1);
-    GATED(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME),
-          pd_real.mknodat(dirfd, path, mode, dev));
+    GATED_KERNEL(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME),
+                 pd_real.mknodat(dirfd, path, mode, dev), PD_OP_CREATE, dirfd, path);
 }
 
 /* mknod's name before glibc 2.33: programs built then still call it. */
 int pdw___xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 {
     PD_NEED(__xmknod, -1);
-    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME),
-          pd_real.__xmknod(ver, path, mode, dev));
+    GATED_KERNEL(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME),
+                 pd_real.__xmknod(ver, path, mode, dev), PD_OP_CREATE, AT_FDCWD, path);
 }
 
 int pdw___xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
 {
     PD_NEED(__xmknodat, -1);
-    GATED(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME),
-          pd_real.__xmknodat(ver, dirfd, path, mode, dev));
+    GATED_KERNEL(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME),
+                 pd_real.__xmknodat(ver, dirfd, path, mode, dev), PD_OP_CREATE, dirfd, path);
 }
 
 int pdw_mkfifo(const char *path, mode_t mode)
 {
     PD_NEED(mkfifo, -1);
-    GATED(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME), pd_real.mkfifo(path, mode));
+    GATED_KERNEL(gate1(&call, PD_OP_CREATE, AT_FDCWD, path, NEW_NAME), pd_real.mkfifo(path, mode),
+                 PD_OP_CREATE, AT_FDCWD, path);
 }
 
 int pdw_mkfifoat(int dirfd, const char *path, mode_t mode)
 {
     PD_NEED(mkfifoat, -1);
-    GATED(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME), pd_real.mkfifoat(dirfd, path, mode));
+    GATED_KERNEL(gate1(&call, PD_OP_CREATE, dirfd, path, NEW_NAME),
+                 pd_real.mkfifoat(dirfd, path, mode), PD_OP_CREATE, dirfd, path);
 }
 
 int pdw_truncate(const char *path, off_t length)
 {
     PD_NEED(truncate, -1);
-    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path, 0), pd_real.truncate(path, length));
+    GATED_KERNEL(gate1(&call, PD_OP_WRITE, AT_FDCWD, path, 0), pd_real.truncate(path, length),
+                 PD_OP_WRITE, AT_FDCWD, path);
 }
 
 int pdw_truncate64(const char *path, off64_t length)
 {
     PD_NEED(truncate64, -1);
-    GATED(gate1(&call, PD_OP_WRITE, AT_FDCWD, path, 0), pd_real.truncate64(path, length));
+    GATED_KERNEL(gate1(&call, PD_OP_WRITE, AT_FDCWD, path, 0), pd_real.truncate64(path, length),
+                 PD_OP_WRITE, AT_FDCWD, path);
 }
 
 int pdw_chmod(const char *path, mode_t mode)
