@@ -1,9 +1,12 @@
-/* launcher/cmd_init.c - `paldron init claude-code|codex`: set up the hook
+/* launcher/cmd_init.c - `paldron init`: a starter policy for the project,
+ * and with a client named, `paldron init claude-code|codex`, the hook set up
  * the way the real clients need it (issue 13, tests/clients/README.md).
  *
- *  1. a starter .paldron.toml when the project has none (never overwritten);
- *  2. the PreToolUse hook merged into the client's settings file: absolute
- *     paths, `|| exit 2`, every other hook and key kept;
+ *  1. a starter .paldron.toml when the project has none (never overwritten):
+ *     the preset of --preset, or without a client the one that fits the
+ *     project's files (init_presets.c), else the README's policy;
+ *  2. with a client, the PreToolUse hook merged into the client's settings
+ *     file: absolute paths, `|| exit 2`, every other hook and key kept;
  *  3. Codex: the trust it needs, explained, and with --trust written into
  *     config.toml (key and hash asked from codex app-server, then checked).
  *
@@ -19,31 +22,6 @@
 #include <unistd.h>
 
 #include "launcher/init.h"
-
-static const char usage[] =
-    "usage: paldron init claude-code|codex [--project DIR] [--user] [--dry-run]\n"
-    "                    [--no-route] [--policy-from-git-root] [--trust]\n"
-    "\n"
-    "Set up Paldron's PreToolUse hook for an agent client:\n"
-    "  - DIR/.paldron.toml, a starter policy, when the project has none (never overwritten);\n"
-    "  - the hook, merged into the client's settings (other hooks and keys are kept):\n"
-    "      claude-code  DIR/.claude/settings.json   (--user: ~/.claude/settings.json)\n"
-    "      codex        DIR/.codex/hooks.json       (--user: $CODEX_HOME/hooks.json)\n"
-    "    as  '<this paldron>' check --policy '<DIR/.paldron.toml>' --hook || exit 2\n"
-    "\n"
-    "  --project DIR           the project (default: the git work tree around the current\n"
-    "                          directory, else the current directory)\n"
-    "  --user                  the user's settings: one hook for every project, which finds\n"
-    "                          each project's policy itself (--policy-from-git-root)\n"
-    "  --policy-from-git-root  the hook reads .paldron.toml at the git root of each call\n"
-    "  --no-route              static-only hook: allowed shell calls run bare, not under\n"
-    "                          paldron exec (docs/integrations.md, Routing)\n"
-    "  --trust                 codex: write the trust Codex needs into $CODEX_HOME/config.toml\n"
-    "                          (the project, and this hook's hash from codex app-server)\n"
-    "  --dry-run               print the diff of every file it would write; write nothing\n"
-    "\n"
-    "Exit 0 when done (or nothing to change), 1 on bad input (nothing written).\n"
-    "Then check the setup end to end: paldron doctor\n";
 
 /* One file the run would write. */
 struct plan {
@@ -64,7 +42,13 @@ struct run {
     char config[PD_PATH_MAX];
     char codex[PD_PATH_MAX];
     char *command;
-    char *key, *hash; /* codex --trust */
+    char *key, *hash;                    /* codex --trust */
+    const char *project_why;             /* how the project was chosen */
+    const struct pd_init_preset *preset; /* NULL: the README's starter */
+    bool preset_given;                   /* --preset, not detected */
+    char marker[256];                    /* the file the kind was detected by */
+    char also[512];                      /* other kinds detected */
+    char what[128];                      /* the policy's line in the report */
 };
 
 static void run_free(struct run *r)
@@ -126,16 +110,32 @@ static int read_existing(const char *path, char **text)
     return -1;
 }
 
+/* The policy's folder: where the kind of project is seen. */
+static void policy_dir(const struct run *r, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%s", r->policy);
+    char *slash = strrchr(out, '/');
+    if (slash)
+        slash[slash == out ? 1 : 0] = '\0';
+}
+
 static int plan_policy(struct run *r)
 {
     struct stat st;
     if (lstat(r->policy, &st) != 0) {
-        char *text = strdup(pd_init_starter_policy());
+        char dir[PD_PATH_MAX];
+        policy_dir(r, dir, sizeof dir);
+        char *text =
+            r->preset ? pd_init_preset_policy(r->preset, dir) : strdup(pd_init_starter_policy());
         if (!text) {
             pd_err("out of memory");
             return -1;
         }
-        add_plan(r, r->policy, NULL, text, 0644, 0755, "starter policy: the README's defaults");
+        if (r->preset)
+            snprintf(r->what, sizeof r->what, "starter policy for a %s project", r->preset->title);
+        else
+            snprintf(r->what, sizeof r->what, "starter policy: the README's defaults");
+        add_plan(r, r->policy, NULL, text, 0644, 0755, r->what);
         return 0;
     }
     struct pd_policy pol;
@@ -143,8 +143,9 @@ static int plan_policy(struct run *r)
     if (pd_policy_load(&pol, r->policy, &err) != 0) {
         char msg[PD_MSG_MAX + PD_PATH_MAX];
         pd_error_format(&err, msg, sizeof msg);
-        pd_err("warning: the existing policy does not load, so the hook will block every call "
-               "until it does: %s",
+        pd_err("warning: the existing policy does not load, so %s until it does: %s",
+               r->client == PD_CLIENT_COUNT ? "every paldron call that uses it fails"
+                                            : "the hook will block every call",
                msg);
     } else {
         pd_policy_free(&pol);
@@ -326,12 +327,29 @@ static void explain_codex_trust(const struct run *r, bool user, bool trusted)
            !user && strstr(r->command, "--policy-from-git-root") ? " --policy-from-git-root" : "");
 }
 
+/* The policy's lines of the report: which policy, then created or kept. */
+static void report_policy(const struct run *r)
+{
+    if (r->n == 0 || strcmp(r->files[0].path, r->policy) != 0) {
+        printf("  %-12s %s (the policy exists: paldron init never overwrites it)\n", "kept",
+               r->policy);
+        return;
+    }
+    if (r->preset_given)
+        printf("  %-12s %s (--preset)\n", "preset", r->preset->name);
+    else if (r->preset)
+        printf("  %-12s %s (detected: %s%s%s)\n", "preset", r->preset->name, r->marker,
+               r->also[0] ? "; also found: " : "", r->also);
+    else if (r->client == PD_CLIENT_COUNT)
+        printf("  %-12s none detected (no Python, Node.js, Go, Rust or C project files; see "
+               "--help): the README's policy\n",
+               "preset");
+}
+
 static void report(const struct run *r, const struct pd_cli *cli)
 {
     printf("paldron init %s: project %s\n", pd_client_name(r->client), r->project);
-    if (r->n == 0 || strcmp(r->files[0].path, r->policy) != 0)
-        printf("  %-12s %s (the policy exists: paldron init never overwrites it)\n", "kept",
-               r->policy);
+    report_policy(r);
     bool any = false;
     for (int k = 0; k < r->n; k++) {
         const struct plan *p = &r->files[k];
@@ -350,15 +368,30 @@ static void report(const struct run *r, const struct pd_cli *cli)
         printf("dry run: nothing written\n");
 }
 
-static int plan_all(struct run *r, const struct pd_cli *cli)
+/* The project, and how it was chosen (said in the report). */
+static int resolve_project(struct run *r, const struct pd_cli *cli)
 {
-    char self[PD_PATH_MAX], why[PD_MSG_MAX], root[PD_PATH_MAX];
-    if (self_path(self, sizeof self) != 0)
-        return -1;
+    char why[PD_MSG_MAX], root[PD_PATH_MAX];
     if (pd_init_project(cli->project, r->project, sizeof r->project, why, sizeof why) != 0) {
         pd_err("init: %s", why);
         return -1;
     }
+    if (cli->project)
+        r->project_why = "--project";
+    else if (pd_git_work_tree(r->project, root, sizeof root) && strcmp(root, r->project) == 0)
+        r->project_why = "the git work tree around the current directory";
+    else
+        r->project_why = "the current directory: it is in no git work tree";
+    return 0;
+}
+
+static int plan_all(struct run *r, const struct pd_cli *cli)
+{
+    char self[PD_PATH_MAX], root[PD_PATH_MAX];
+    if (self_path(self, sizeof self) != 0)
+        return -1;
+    if (resolve_project(r, cli) != 0)
+        return -1;
     bool from_git_root = cli->policy_from_git_root || cli->user;
     const char *policy_dir = r->project;
     if (from_git_root) {
@@ -388,6 +421,102 @@ static int plan_all(struct run *r, const struct pd_cli *cli)
     return 0;
 }
 
+/* --dry-run: the diff of every planned file; else write them. */
+static int carry_out(struct run *r, const struct pd_cli *cli)
+{
+    if (cli->dry_run) {
+        struct pd_text t = {0};
+        for (int k = 0; k < r->n; k++)
+            pd_diff_unified(&t, r->files[k].path, r->files[k].old, r->files[k].new_text);
+        char *diff = pd_text_take(&t);
+        if (!diff) {
+            pd_err("out of memory");
+            return -1;
+        }
+        fputs(diff, stdout);
+        free(diff);
+        return 0;
+    }
+    for (int k = 0; k < r->n; k++) {
+        char why[PD_MSG_MAX];
+        const struct plan *p = &r->files[k];
+        if (changes(p) &&
+            pd_file_write(p->path, p->new_text, p->mode, p->dir_mode, why, sizeof why) != 0) {
+            pd_err("init: %s%s", why,
+                   k ? " (the files listed before it were written)" : " (nothing written)");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --preset NAME: a known one, or a one-line error with the nearest name. */
+static int find_preset(struct run *r, const char *name)
+{
+    r->preset = pd_init_preset_find(name);
+    r->preset_given = r->preset != NULL;
+    if (r->preset)
+        return 0;
+    const struct pd_init_preset *const *all = pd_init_presets();
+    const char *names[8];
+    size_t n = 0;
+    char known[128] = "";
+    size_t len = 0;
+    for (; all[n] && n < sizeof names / sizeof names[0]; n++) {
+        names[n] = all[n]->name;
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", n ? ", " : "", names[n]);
+    }
+    const char *near = pd_suggest(name, names, n);
+    if (near)
+        pd_err("unknown preset '%s' (did you mean '%s'?)", name, near);
+    else
+        pd_err("unknown preset '%s' (presets: %s)", name, known);
+    return -1;
+}
+
+/* `paldron init` with no client: the policy alone. */
+static int init_policy_only(struct run *r, const struct pd_cli *cli)
+{
+    const struct {
+        bool given;
+        const char *name;
+    } client_only[] = {{cli->user, "--user"},
+                       {cli->trust, "--trust"},
+                       {cli->no_route, "--no-route"},
+                       {cli->policy_from_git_root, "--policy-from-git-root"}};
+    for (size_t k = 0; k < sizeof client_only / sizeof client_only[0]; k++)
+        if (client_only[k].given) {
+            pd_err("init: %s sets up an agent client's hook: paldron init claude-code|codex %s",
+                   client_only[k].name, client_only[k].name);
+            return -1;
+        }
+    if (resolve_project(r, cli) != 0)
+        return -1;
+    snprintf(r->policy, sizeof r->policy, "%s/.paldron.toml",
+             strcmp(r->project, "/") == 0 ? "" : r->project);
+    if (!r->preset)
+        r->preset =
+            pd_init_detect(r->project, r->marker, sizeof r->marker, r->also, sizeof r->also);
+    if (plan_policy(r) != 0 || carry_out(r, cli) != 0)
+        return -1;
+    printf("paldron init: project %s (%s)\n", r->project, r->project_why);
+    report_policy(r);
+    if (r->n > 0)
+        printf("  %-12s %s (%s)\n", cli->dry_run ? "would create" : "created", r->policy, r->what);
+    if (cli->dry_run)
+        printf("dry run: nothing written\n");
+    char exec_cmd[PD_MSG_MAX];
+    snprintf(exec_cmd, sizeof exec_cmd, "paldron exec -- %s",
+             r->preset ? r->preset->try_cmd : "<test command>");
+    printf("next:\n");
+    printf("  %-40s %s\n", "paldron explain .env",
+           "how the policy treats a path (a secret: denied)");
+    printf("  %-40s %s\n", exec_cmd, "run a command under the policy");
+    printf("  %-40s %s\n", "paldron init claude-code",
+           "or codex: route an agent's calls through it");
+    return 0;
+}
+
 int pd_cmd_init(const struct pd_cli *cli0)
 {
     struct pd_cli cli;
@@ -396,16 +525,21 @@ int pd_cmd_init(const struct pd_cli *cli0)
     if (pd_init_args(cli0, &cli, pos, 1, &npos) != 0)
         return PD_EXIT_BROKEN;
     if (cli.help) {
-        fputs(usage, stdout);
+        pd_command_usage(cli.sub, true);
         return PD_EXIT_ALLOW;
     }
-    struct run r = {0};
-    if (npos != 1 || pd_client_parse(pos[0], &r.client) != 0) {
-        if (npos == 1)
-            pd_err("init: unknown client '%s': claude-code or codex", pos[0]);
-        else
-            pd_err("init: name the client: paldron init claude-code|codex (see 'paldron init "
-                   "--help')");
+    struct run r = {.client = PD_CLIENT_COUNT};
+    if (cli.preset && find_preset(&r, cli.preset) != 0)
+        return PD_EXIT_BROKEN;
+    if (npos == 0) {
+        int rc = init_policy_only(&r, &cli);
+        run_free(&r);
+        return rc == 0 ? PD_EXIT_ALLOW : PD_EXIT_BROKEN;
+    }
+    if (pd_client_parse(pos[0], &r.client) != 0) {
+        pd_err("init: unknown client '%s': claude-code or codex (or none: paldron init "
+               "[--preset NAME] writes the policy alone)",
+               pos[0]);
         return PD_EXIT_BROKEN;
     }
     if (cli.trust && r.client != PD_CLIENT_CODEX) {
@@ -413,38 +547,13 @@ int pd_cmd_init(const struct pd_cli *cli0)
                "without a trust step)");
         return PD_EXIT_BROKEN;
     }
-    if (plan_all(&r, &cli) != 0) {
+    if (plan_all(&r, &cli) != 0 || carry_out(&r, &cli) != 0) {
         run_free(&r);
         return PD_EXIT_BROKEN;
     }
-    if (cli.dry_run) {
-        struct pd_text t = {0};
-        for (int k = 0; k < r.n; k++)
-            pd_diff_unified(&t, r.files[k].path, r.files[k].old, r.files[k].new_text);
-        char *diff = pd_text_take(&t);
-        if (!diff) {
-            pd_err("out of memory");
-            run_free(&r);
-            return PD_EXIT_BROKEN;
-        }
-        fputs(diff, stdout);
-        free(diff);
-    } else {
-        for (int k = 0; k < r.n; k++) {
-            char why[PD_MSG_MAX];
-            const struct plan *p = &r.files[k];
-            if (changes(p) &&
-                pd_file_write(p->path, p->new_text, p->mode, p->dir_mode, why, sizeof why) != 0) {
-                pd_err("init: %s%s", why,
-                       k ? " (the files listed before it were written)" : " (nothing written)");
-                run_free(&r);
-                return PD_EXIT_BROKEN;
-            }
-        }
-        if (cli.trust && verify_trust(&r) != 0) {
-            run_free(&r);
-            return PD_EXIT_BROKEN;
-        }
+    if (!cli.dry_run && cli.trust && verify_trust(&r) != 0) {
+        run_free(&r);
+        return PD_EXIT_BROKEN;
     }
     report(&r, &cli);
     if (r.client == PD_CLIENT_CODEX)

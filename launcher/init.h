@@ -78,6 +78,50 @@ bool pd_init_which(const char *name, char *out, size_t outlen);
 /* The commented starter .paldron.toml: the README's defaults. */
 const char *pd_init_starter_policy(void);
 
+/* ---- init_presets.c: starter policies for kinds of projects ------------- */
+
+enum pd_init_kind { PD_KIND_PYTHON, PD_KIND_NODE, PD_KIND_GO, PD_KIND_RUST, PD_KIND_C };
+
+/* What a kind of project needs so that its usual commands run under
+ * `paldron exec` as they run bare. The *_doc texts are comment lines
+ * (without "# ", '\n' between lines) written above their key. */
+struct pd_init_preset {
+    enum pd_init_kind kind;
+    const char *name;                 /* "python": --preset NAME */
+    const char *title;                /* "Python" */
+    const char *const *markers;       /* files at the top of such a project */
+    const char *try_cmd;              /* its test command, for "next:" */
+    bool whole_project;               /* allow_paths = []: every folder */
+    const char *const *write_always;  /* allow_paths entries */
+    const char *const *write_present; /* allow_paths entries when they exist */
+    const char *paths_doc, *read_doc, *network_doc, *binaries_doc;
+    const char *const *read_always; /* read_paths entries (NULL: none) */
+    const char *const *toolchain;   /* programs whose install folder must be readable */
+    const char *const *binaries;    /* allow_binaries; NULL: [] (any program) */
+    long timeout_sec, cpu_time_sec;
+    const char *timeout_doc;
+    const char *const *commands; /* usual commands, for the closing comment */
+};
+
+/* The preset named name, or NULL. */
+const struct pd_init_preset *pd_init_preset_find(const char *name);
+/* Every preset, NULL-terminated, in detection order. */
+const struct pd_init_preset *const *pd_init_presets(void);
+/* The kind of project at dir: the first preset (in detection order) one of
+ * whose markers is there, with that marker in marker; NULL when none is
+ * (the generic starter). also: the other kinds found, "node (package.json)",
+ * comma-separated ("" when none). */
+const struct pd_init_preset *pd_init_detect(const char *dir, char *marker, size_t markerlen,
+                                            char *also, size_t alsolen);
+
+/* ---- init_preset_policy.c: a preset's policy for one project ------------ */
+
+/* The commented .paldron.toml of preset p for the project at dir (absolute):
+ * the preset's folders that the project has, the folders its toolchain is
+ * installed in on this machine (PATH), go's tools, .npmrc. malloc'd, NULL
+ * on allocation failure. */
+char *pd_init_preset_policy(const struct pd_init_preset *p, const char *dir);
+
 /* ---- init_command.c: the hook command line ------------------------------ */
 
 struct pd_hook_cmd_opts {

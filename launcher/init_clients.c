@@ -75,6 +75,8 @@ static int parse_options(const struct pd_cli *cli, int argc, char **argv, struct
     out->policy_from_git_root |= more.policy_from_git_root;
     if (more.project)
         out->project = more.project;
+    if (more.preset)
+        out->preset = more.preset;
     return argc - more.argc;
 }
 

@@ -440,7 +440,7 @@ class InitTest(PaldronTest):
         self.assertNothingWritten(r)
 
     def test_bad_arguments(self):
-        for args, msg in ((["init"], "name the client"),
+        for args, msg in ((["init", "--preset", "pyhton"], "unknown preset 'pyhton' (did you mean 'python'?)"),
                           (["init", "cursor"], "unknown client 'cursor'"),
                           (["init", "claude-code", "codex"], "unexpected argument 'codex'"),
                           (["init", "claude-code", "--trust"], "--trust is for codex"),
