@@ -30,7 +30,7 @@ class ExampleTest(ExecBase):
         self.assertRun(r, 2, "PermissionError: [Errno 13] Permission denied: 'src/.env'",
                        "[EXIT CODE] 1\n", absent=["wrote src/.env", "command exited"])
         self.assertEqual(r.err, "paldron: deny: python3 create src/.env (policy deny_glob .env) "
-                         "[live]\n")
+                         "[live]\npaldron: denied: 1 finding; the command itself exited 1\n")
         self.assertFalse(self.ws.exists("src/.env"))
         # a src/.env that is already there is not overwritten either
         self.ws.write("src/.env", "API_KEY=original\n")
@@ -63,8 +63,9 @@ class ExampleTest(ExecBase):
     def test_mac_policy_is_degraded_but_still_denies(self):
         # no kernel boundary, but the live gate still refuses the write
         r = self.demo("policy.mac.toml", "src/leak.py")
-        self.assertRun(r, 2, "paldron: warning: running without OS isolation (policy gate + "
-                       "output scan only, no kernel boundary)",
+        self.assertRun(r, 2, "paldron: warning: running without OS isolation: the argv gate, "
+                       "the live gate in dynamically linked programs, the post-run scan and "
+                       "the output scan run; no kernel boundary",
                        "paldron: deny: python3 create src/.env (policy deny_glob .env) [live]",
                        "PermissionError", absent=["wrote src/.env"])
         self.assertFalse(self.ws.exists("src/.env"))
