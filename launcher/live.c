@@ -481,6 +481,29 @@ static void kernel_advice(const struct pd_live *l, const struct pd_report *r, ch
     }
 }
 
+/* The smallest narrow change for a record (pd_advice and the layers' own),
+ * "" when there is none to say. */
+static void advice_of(const struct pd_live *l, const struct pd_report *r, char *out, size_t len)
+{
+    const char *abs = r->resolved[0] == '/' ? r->resolved : NULL;
+    out[0] = '\0';
+    if (is_kernel(r->kind, r->key)) {
+        kernel_advice(l, r, out, len);
+    } else if (strcmp(r->key, "allow_binaries") == 0) {
+        char entry[PD_PATH_MAX];
+        if (binary_entry(l, r->path, r->resolved, entry, sizeof entry))
+            snprintf(out, len, "add \"%s\" to allow_binaries", entry);
+        else
+            snprintf(out, len, "none: the program is no file on disk (a memfd or a deleted file)");
+    } else if (l->ctx) {
+        /* a write refused for lying outside the writable roots is a blocked
+         * record: the same advice as its audit twin */
+        const char *key = is_blocked(r->kind) ? "allow_paths" : r->key;
+        pd_advice(l->ctx, key, r->pattern[0] ? r->pattern : NULL, abs,
+                  abs && names_folder(r->path, abs), out, len);
+    }
+}
+
 /* "<program> <op> <path> (<reason> <pattern>) [live][ (add "x" to allow_binaries)]": the
  * fix after the bracket, so that "(<reason>) [live]" reads as it always did. A
  * kernel layer's refusal reads "(<layer>: <why>) [live]", with its narrow
@@ -491,14 +514,12 @@ static void format_report(const struct pd_live *l, const struct pd_report *r, si
     char shown[2 * PD_PATH_MAX + 16], fix[PD_PATH_MAX + 48] = "", times[48] = "";
     shown_path(l, r, shown, sizeof shown);
     const bool kernel = is_kernel(r->kind, r->key);
-    if (strcmp(r->key, "allow_binaries") == 0) {
-        char entry[PD_PATH_MAX];
-        if (binary_entry(l, r->path, r->resolved, entry, sizeof entry))
-            snprintf(fix, sizeof fix, " (add \"%s\" to allow_binaries)", entry);
-    } else if (kernel && !l->audit) { /* --audit: on a line of its own */
+    /* the fix after the bracket when there is a narrow one (--audit: on a
+     * line of its own, except for a program) */
+    if (!l->audit || strcmp(r->key, "allow_binaries") == 0) {
         char advice[PD_MSG_MAX];
-        kernel_advice(l, r, advice, sizeof advice);
-        if (strncmp(advice, "add ", 4) == 0)
+        advice_of(l, r, advice, sizeof advice);
+        if (strncmp(advice, "add ", 4) == 0 || strncmp(advice, "remove ", 7) == 0)
             snprintf(fix, sizeof fix, " (%s)", advice);
     }
     const bool blocked = is_blocked(r->kind);
@@ -633,24 +654,8 @@ static void advise(const struct pd_live *l, const struct pd_live_rec *x,
                    const struct pd_policy *pol, FILE *out)
 {
     const struct pd_report r = rec_report(x);
-    char advice[PD_MSG_MAX] = "";
-    const char *abs = x->resolved[0] == '/' ? x->resolved : NULL;
-    if (is_kernel(x->kind, x->key)) {
-        kernel_advice(l, &r, advice, sizeof advice);
-    } else if (strcmp(x->key, "allow_binaries") == 0) {
-        char entry[PD_PATH_MAX];
-        if (binary_entry(l, x->path, x->resolved, entry, sizeof entry))
-            snprintf(advice, sizeof advice, "add \"%s\" to allow_binaries", entry);
-        else
-            snprintf(advice, sizeof advice,
-                     "none: the program is no file on disk (a memfd or a deleted file)");
-    } else if (l->ctx) {
-        /* a write refused for lying outside the writable roots is a blocked
-         * record: the same advice as its audit twin */
-        const char *key = is_blocked(x->kind) ? "allow_paths" : x->key;
-        pd_advice(l->ctx, key, x->pattern[0] ? x->pattern : NULL, abs,
-                  abs && names_folder(x->path, abs), advice, sizeof advice);
-    }
+    char advice[PD_MSG_MAX];
+    advice_of(l, &r, advice, sizeof advice);
     if (advice[0])
         fputs(advice, out);
     else

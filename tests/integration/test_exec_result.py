@@ -220,7 +220,8 @@ class ResultBlockTest(ExecBase):
         self.assertRun(r, 2, "[EXIT CODE] 2")
         lines = [l for l in r.err.splitlines() if l.startswith("paldron: deny: ")]
         self.assertEqual(lines, [
-            "paldron: deny: sh create src/b.key (secret *.key) [live]",
+            "paldron: deny: sh create src/b.key (secret *.key) [live] (add \"src/b.key\" to "
+            "allow_secrets)",
             "paldron: deny: sh create src/.env.local (policy deny_glob .env.*) [live]",
             # mkdir -p makes each level relative to its parent's descriptor:
             # the line shows the path as judged, and as passed ("secrets")
