@@ -10,8 +10,9 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 packages="build-essential cmake pkg-config libinih-dev libcjson-dev libseccomp-dev \
 libcriterion-dev libcurl4-openssl-dev python3 git tar util-linux passwd \
 golang-go rsync python3-pytest python3-venv python3-pip libpython3.11-testsuite sqlite3 \
-man-db ed zip unzip patch perl gzip nodejs"
-# (the last two lines: the programs of the workload suite, tests/workloads/;
+man-db ed zip unzip patch perl gzip nodejs zsh"
+# (the last two lines: the programs of the workload suite, tests/workloads/,
+# and zsh for the completion test;
 # nodejs 20 comes from the configured NodeSource repository)
 missing=""
 for p in $packages; do
