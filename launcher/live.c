@@ -105,11 +105,20 @@ static int grants_of(const struct pd_sandbox_spec *spec, struct pd_kernel_grants
     g->no_exec_writes = spec->no_exec_writes;
     static const char *const tmp[] = {"/tmp"};
     const struct pd_path_list private_tmp = {tmp, spec->ns.enable ? 1 : 0};
+    /* what the private /tmp binds back read-only (a workspace under /tmp,
+     * bar its writable roots): a write there fails EROFS by the namespace */
+    const char *kept[PD_NS_KEEP_MAX];
+    size_t nkept = 0;
+    for (size_t k = 0; spec->ns.enable && k < spec->ns.nkeep && nkept < PD_NS_KEEP_MAX; k++)
+        if (spec->ns.keep[k].mode != PD_KEEP_WRITE)
+            kept[nkept++] = spec->ns.keep[k].path;
+    const struct pd_path_list kept_ro = {kept, nkept};
     return add_resolved(&g->exec, &spec->exec_paths) || add_resolved(&g->read, &spec->read_paths) ||
                    add_resolved(&g->write, &spec->write_paths) ||
                    add_resolved(&g->write, &private_tmp) ||
                    add_resolved(&g->dev, &spec->dev_paths) ||
-                   (spec->ns.enable && add_resolved(&g->readonly, &spec->ns.readonly))
+                   (spec->ns.enable && add_resolved(&g->readonly, &spec->ns.readonly)) ||
+                   add_resolved(&g->readonly, &kept_ro)
                ? -1
                : 0;
 }
@@ -460,11 +469,14 @@ static void kernel_advice(const struct pd_live *l, const struct pd_report *r, ch
         struct pd_verdict v;
         bool masked = strcmp(r->reason, PD_KERNEL_MASKED) == 0;
         pd_gate_path(c, masked ? PD_OP_READ : PD_OP_WRITE, NULL, abs, &v);
+        const bool dir = is_dir(abs) || names_folder(r->path, abs);
         if (v.deny)
-            pd_advice(c, v.key, v.pattern, v.resolved[0] ? v.resolved : abs, is_dir(abs), out, len);
+            pd_advice(c, v.key, v.pattern, v.resolved[0] ? v.resolved : abs, dir, out, len);
+        else if (!masked) /* a workspace under /tmp, bound back read-only */
+            pd_advice(c, "allow_paths", NULL, abs, dir, out, len);
         if (!out[0])
-            snprintf(out, len, "none narrow: the namespace floor %s it for every process",
-                     masked ? "masks" : "keeps it read-only");
+            snprintf(out, len, "none narrow: the namespace floor %s for every process",
+                     masked ? "masks it" : "keeps it read-only");
     } else if (strcmp(r->reason, PD_KERNEL_READ) == 0) {
         pd_advice(c, "read_paths", NULL, abs, names_folder(r->path, abs), out, len);
     } else if (strcmp(r->reason, PD_KERNEL_EXEC) == 0) {

@@ -23,8 +23,9 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 
-from harness import RUN_PATH, main, skip
+from harness import PALDRON, RUN_PATH, main, skip
 from test_exec_result import PROBE_DIR, ExecBase, example_policy
 
 READ_ERRNO = """import os, sys
@@ -188,6 +189,38 @@ class PermissionTest(KernelBase):
         r = self.read(os.path.join(self.ws.outside, "missing.txt"))
         self.assertRun(r, 0, absent=["paldron: blocked"])
         self.assertEqual(self.errno_of(r), errno.ENOENT)
+
+
+class TmpWorkspaceTest(KernelBase):
+    def test_workspace_under_tmp_is_read_only_outside_the_roots(self):
+        # the private /tmp binds a workspace under /tmp back read-only bar its
+        # writable roots: the EROFS is the namespace's, said with the fix
+        u = self.ws.user
+        d = tempfile.mkdtemp(prefix="paldron-kr-", dir="/tmp")
+        try:
+            os.makedirs(os.path.join(d, "src"))
+            with open(os.path.join(d, "policy.toml"), "w") as f:
+                f.write('allow_paths = ["src/"]\nallow_binaries = ["python3"]\n')
+            for root, dirs, files in os.walk(d):
+                for n in dirs + files + ["."]:
+                    os.chown(os.path.join(root, n), u.pw_uid, u.pw_gid)
+            os.chmod(d, 0o755)
+            code = ("import os\ntry:\n    os.mkdir('.cache_dir')\nexcept OSError as e:\n"
+                    "    print('errno', e.errno)\nopen('src/ok.txt', 'w').write('x')\n")
+            e = {"PATH": RUN_PATH, "HOME": u.pw_dir, "LANG": "C.UTF-8"}
+            p = subprocess.run(["setpriv", "--reuid", str(u.pw_uid), "--regid", str(u.pw_gid),
+                                "--clear-groups", PALDRON, "exec", "--policy", "policy.toml",
+                                "--", "python3", "-c", code], env=e, cwd=d,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+            out, err = p.stdout.decode(), p.stderr.decode()
+            self.assertEqual(p.returncode, 0, out + err)
+            self.assertIn("errno %d" % errno.EROFS, out)
+            self.assertIn("paldron: blocked: python3 create .cache_dir (namespace: read-only) "
+                          "[live] (add \".cache_dir/\" to allow_paths)", err)
+            self.assertIn("paldron: 1 call(s) blocked by the kernel layers", err)
+            self.assertTrue(os.path.exists(os.path.join(d, "src", "ok.txt")), err)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 class SeccompTest(KernelBase):
