@@ -12,15 +12,7 @@
 
 #include "launcher/launcher.h"
 #include "launcher/policy_find.h"
-
-/* "a, b" of a list, for a warning. */
-static void joined(const struct pd_strv *s, char *out, size_t len)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (size_t k = 0; k < s->n && n < len; k++)
-        n += (size_t)snprintf(out + n, len - n, "%s%s", k ? ", " : "", s->v[k]);
-}
+#include "policy/toml_lex.h"
 
 /* The keys that weaken a built-in rule say so on every run. */
 static void warn_weakened(const struct pd_policy *pol)
@@ -28,13 +20,13 @@ static void warn_weakened(const struct pd_policy *pol)
     char list[PD_MSG_MAX];
     const char *file = pol->file ? pol->file : "the policy";
     if (pol->allow_secrets.n) {
-        joined(&pol->allow_secrets, list, sizeof list);
+        pd_strv_join(&pol->allow_secrets, list, sizeof list);
         pd_err("warning: allow_secrets lifts the built-in secret rule for %s (%s); their values "
                "are still redacted from the output",
                list, file);
     }
     if (pol->unprotect_paths.n) {
-        joined(&pol->unprotect_paths, list, sizeof list);
+        pd_strv_join(&pol->unprotect_paths, list, sizeof list);
         pd_err("warning: unprotect_paths removes the built-in protection of %s (%s)", list, file);
     }
 }

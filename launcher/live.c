@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "launcher/live.h"
+#include "policy/toml_lex.h"
 #include "platform/platform.h"
 #include "policy/kernel_grants.h"
 #include "policy/report.h"
@@ -72,26 +73,13 @@ int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_di
     return 0;
 }
 
-static int strv_push(struct pd_strv *l, const char *str)
-{
-    char *copy = strdup(str);
-    char **v = copy ? realloc(l->v, (l->n + 1) * sizeof *v) : NULL;
-    if (!v) {
-        free(copy);
-        return -1;
-    }
-    l->v = v;
-    l->v[l->n++] = copy;
-    return 0;
-}
-
 /* Append the resolved form of each path of from to to (a missing path is
  * left out, as Landlock leaves it out). 0 or -1 (ENOMEM). */
 static int add_resolved(struct pd_strv *to, const struct pd_path_list *from)
 {
     char real[PD_PATH_MAX];
     for (size_t k = 0; k < from->n; k++)
-        if (from->v[k] && realpath(from->v[k], real) && strv_push(to, real) != 0)
+        if (from->v[k] && realpath(from->v[k], real) && pd_strv_push(to, real) != 0)
             return -1;
     return 0;
 }

@@ -99,11 +99,9 @@ void pd_advice(const struct pd_ctx *c, const char *key, const char *pattern, con
             snprintf(out, len, "none: %s is a built-in secret outside the workspace",
                      abs && abs[0] ? abs : "the file");
     } else if (strcmp(key, "protected_paths") == 0 && pattern) {
-        bool builtin = false;
-        for (size_t k = 0; pd_builtin_protected[k]; k++)
-            builtin = builtin || strcmp(pd_builtin_protected[k], pattern) == 0;
         snprintf(out, len,
-                 builtin ? "add \"%s\" to unprotect_paths" : "remove \"%s\" from protected_paths",
+                 pd_is_builtin_protected(pattern) ? "add \"%s\" to unprotect_paths"
+                                                  : "remove \"%s\" from protected_paths",
                  pattern);
     } else if (strcmp(key, "policy_file") == 0) {
         snprintf(out, len, "none: the policy file is never writable through Paldron");

@@ -8,6 +8,7 @@
  * "~/" patterns name files of the home: exec masks those that exist
  * (launcher/exec_ns.c), the live gate and the static gates judge them all. */
 #include <stddef.h>
+#include <string.h>
 
 #include "policy/policy.h"
 
@@ -41,6 +42,14 @@ const char *const pd_builtin_protected[] = {".git/hooks/**", ".git/config", ".gi
                                             ".claude/**", ".codex/**", ".mcp.json",
                                             /* editor task and launch files */
                                             ".vscode/**", ".idea/**", NULL};
+
+bool pd_is_builtin_protected(const char *pattern)
+{
+    for (size_t k = 0; pd_builtin_protected[k]; k++)
+        if (strcmp(pd_builtin_protected[k], pattern) == 0)
+            return true;
+    return false;
+}
 
 /* Folders readable without read_paths: the ones a toolchain needs, which
  * the kernel layers grant for reading in every run (launcher/exec_sandbox.c). */

@@ -7,43 +7,31 @@
 
 #include "policy/policy.h"
 
-int pd_ctx_add_root(struct pd_ctx *c, const char *dir)
+/* Resolve dir (relative to the workspace, "~/" to home) and append it to
+ * the list *v of *n entries, once. */
+static int add_resolved(struct pd_ctx *c, const char *dir, char ***v, size_t *n)
 {
     char resolved[PD_PATH_MAX];
     if (pd_path_normalize(c->workspace, c->home, dir, resolved, sizeof resolved))
         return -1;
-    for (size_t k = 0; k < c->nroots; k++)
-        if (strcmp(c->roots[k], resolved) == 0)
+    for (size_t k = 0; k < *n; k++)
+        if (strcmp((*v)[k], resolved) == 0)
             return 0;
     char *copy = strdup(resolved);
-    char **nv = copy ? realloc(c->roots, (c->nroots + 1) * sizeof *nv) : NULL;
+    char **nv = copy ? realloc(*v, (*n + 1) * sizeof *nv) : NULL;
     if (!nv) {
         free(copy);
         errno = ENOMEM;
         return -1;
     }
-    c->roots = nv;
-    c->roots[c->nroots++] = copy;
+    *v = nv;
+    nv[(*n)++] = copy;
     return 0;
 }
 
-/* Resolve one read_paths entry (relative to the workspace, "~/" to home)
- * into c->read_roots. */
-static int add_read_root(struct pd_ctx *c, const char *dir)
+int pd_ctx_add_root(struct pd_ctx *c, const char *dir)
 {
-    char resolved[PD_PATH_MAX];
-    if (pd_path_normalize(c->workspace, c->home, dir, resolved, sizeof resolved))
-        return -1;
-    char *copy = strdup(resolved);
-    char **nv = copy ? realloc(c->read_roots, (c->nread_roots + 1) * sizeof *nv) : NULL;
-    if (!nv) {
-        free(copy);
-        errno = ENOMEM;
-        return -1;
-    }
-    c->read_roots = nv;
-    c->read_roots[c->nread_roots++] = copy;
-    return 0;
+    return add_resolved(c, dir, &c->roots, &c->nroots);
 }
 
 void pd_ctx_set_path_env(struct pd_ctx *c, const char *path_env)
@@ -89,7 +77,7 @@ int pd_ctx_init(struct pd_ctx *c, const struct pd_policy *p, const char *workspa
     c->npolicy_roots = c->nroots;
     const struct pd_strv *rp = &p->read_paths;
     for (size_t k = 0; k < rp->n; k++) {
-        if (add_read_root(c, rp->v[k])) {
+        if (add_resolved(c, rp->v[k], &c->read_roots, &c->nread_roots)) {
             snprintf(err->msg, sizeof err->msg, "read_paths entry %s: %s", rp->v[k],
                      strerror(errno));
             pd_ctx_free(c);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "policy/policy.h"
+#include "policy/toml_lex.h"
 
 /* 1.5, 3.11, v2.0.1, 1.2.3-rc1: digits and dots, an optional v, a suffix. */
 static bool is_version(const char *s)
@@ -133,11 +134,8 @@ int pd_resolve_program(const struct pd_ctx *c, const char *name, const char *bas
 static void binary_deny(struct pd_verdict *v, const char *name, const struct pd_policy *p,
                         const char *why)
 {
-    size_t n = 0;
-    char list[PD_MSG_MAX / 2] = "";
-    for (size_t k = 0; k < p->allow_binaries.n && n < sizeof list; k++)
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "",
-                              p->allow_binaries.v[k]);
+    char list[PD_MSG_MAX / 2];
+    pd_strv_join(&p->allow_binaries, list, sizeof list);
     v->deny = true;
     v->reason = PD_REASON_BINARY;
     v->key = "allow_binaries";

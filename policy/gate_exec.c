@@ -14,6 +14,7 @@
 
 #include "policy/gate_exec.h"
 #include "policy/report.h"
+#include "policy/toml_lex.h"
 
 #define SHEBANG_MAX     256 /* bytes of a "#!" line that are read */
 #define SCRIPT_DEPTH    4   /* interpreters that are themselves scripts */
@@ -267,10 +268,8 @@ static void exec_deny(struct pd_verdict *v, const struct pd_ctx *c, const char *
                       const char *why)
 {
     const struct pd_strv *ab = &c->policy->allow_binaries;
-    char list[PD_MSG_MAX / 2] = "";
-    size_t n = 0;
-    for (size_t k = 0; k < ab->n && n < sizeof list; k++)
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", ab->v[k]);
+    char list[PD_MSG_MAX / 2];
+    pd_strv_join(ab, list, sizeof list);
     v->deny = true;
     v->reason = PD_REASON_BINARY;
     v->key = "allow_binaries";

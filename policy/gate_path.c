@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
+#include "policy/toml_lex.h"
 
 const char *pd_op_name(enum pd_op op)
 {
@@ -159,14 +160,6 @@ static void deny(struct pd_verdict *v, const struct pd_ctx *c, const char *reaso
     snprintf(v->message, sizeof v->message, "%s (%s) [%s%s]", v->subject, reason, rule_text, shown);
 }
 
-static void join_list(const struct pd_strv *s, char *out, size_t len)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (size_t k = 0; k < s->n && n < len; k++)
-        n += (size_t)snprintf(out + n, len - n, "%s%s", k ? ", " : "", s->v[k]);
-}
-
 /* follow: judge what the path leads to (pd_path_normalize); else judge the
  * name itself (pd_path_normalize_name). */
 static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const char *path,
@@ -232,7 +225,7 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
         if (pd_readable_scope(c, v->resolved))
             return;
         char list[PD_PATH_MAX];
-        join_list(&p->read_paths, list, sizeof list);
+        pd_strv_join(&p->read_paths, list, sizeof list);
         snprintf(rule, sizeof rule, "readable: the workspace %s, the system folders%s%s",
                  c->workspace, list[0] ? ", read_paths: " : "", list);
         deny(v, c, PD_REASON_OUTSIDE_WS, "read_paths", NULL, rule);
@@ -248,7 +241,7 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
         return;
     }
     char list[PD_PATH_MAX];
-    join_list(&p->allow_paths, list, sizeof list);
+    pd_strv_join(&p->allow_paths, list, sizeof list);
     snprintf(rule, sizeof rule, "allow_paths: %s", list);
     deny(v, c, PD_REASON_OUTSIDE_ALLOW, "allow_paths", NULL, rule);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "policy/kernel_grants.h"
+#include "policy/toml_lex.h"
 
 static bool under_any(const struct pd_strv *l, const char *abs)
 {
@@ -53,22 +54,13 @@ const char *pd_kernel_grants_readonly(const struct pd_kernel_grants *g, const ch
     return NULL;
 }
 
-static void strv_free(struct pd_strv *l)
-{
-    for (size_t k = 0; k < l->n; k++)
-        free(l->v[k]);
-    free(l->v);
-    l->v = NULL;
-    l->n = 0;
-}
-
 void pd_kernel_grants_free(struct pd_kernel_grants *g)
 {
-    strv_free(&g->exec);
-    strv_free(&g->read);
-    strv_free(&g->write);
-    strv_free(&g->dev);
-    strv_free(&g->readonly);
+    pd_strv_free(&g->exec);
+    pd_strv_free(&g->read);
+    pd_strv_free(&g->write);
+    pd_strv_free(&g->dev);
+    pd_strv_free(&g->readonly);
     g->on = false;
     g->no_exec_writes = false;
 }

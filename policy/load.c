@@ -165,10 +165,7 @@ static int check_list(struct loader *L, const struct pd_toml_entry *e, const str
                             "ending in * (letters, digits, _)",
                             e->key, x);
         } else if (strcmp(e->key, "unprotect_paths") == 0) {
-            bool builtin = false;
-            for (size_t b = 0; pd_builtin_protected[b]; b++)
-                builtin = builtin || strcmp(pd_builtin_protected[b], x) == 0;
-            if (!builtin)
+            if (!pd_is_builtin_protected(x))
                 return fail(L, e->line,
                             "policy malformed: unprotect_paths entry '%s' is not a built-in "
                             "protected path (they are: %s)",

@@ -79,6 +79,8 @@ char *pd_policy_dump(const struct pd_policy *p);
 /* NULL-terminated lists of the built-in secret and protected patterns. */
 extern const char *const pd_builtin_secrets[];
 extern const char *const pd_builtin_protected[];
+/* Is pattern, exactly as written, an entry of pd_builtin_protected? */
+bool pd_is_builtin_protected(const char *pattern);
 /* Folders every run may read (NULL-terminated): the system folders. */
 extern const char *const pd_system_read_dirs[];
 /* Device and descriptor paths writable whatever the roots (/dev/null ...). */

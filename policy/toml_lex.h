@@ -43,5 +43,7 @@ const char *pd_toml_type_name(enum pd_toml_type t);
 /* Free helpers shared by the policy code. */
 void pd_strv_free(struct pd_strv *s);
 int pd_strv_push(struct pd_strv *s, const char *str);
+/* "a, b, c" into out (truncated to len). */
+void pd_strv_join(const struct pd_strv *s, char *out, size_t len);
 
 #endif

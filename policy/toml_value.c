@@ -35,6 +35,14 @@ void pd_strv_free(struct pd_strv *s)
     s->n = 0;
 }
 
+void pd_strv_join(const struct pd_strv *s, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < s->n && n < len; k++)
+        n += (size_t)snprintf(out + n, len - n, "%s%s", k ? ", " : "", s->v[k]);
+}
+
 int pd_strv_push(struct pd_strv *s, const char *str)
 {
     char *copy = strdup(str);
