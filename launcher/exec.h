@@ -319,6 +319,10 @@ void pd_exec_json_result(const struct pd_exec_plan *p, const struct pd_exec_outc
 /* The object for a run refused before it started: the argv gate's deny
  * (finding) or a start failure (error). */
 void pd_exec_json_not_run(const char *finding, const char *error);
+/* The warning about processes left running (keep_background), for the
+ * stderr line and the JSON object alike. */
+void pd_exec_background_warning(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
+                                char *out, size_t len);
 
 /* exec_run.c: `paldron exec` after option parsing. */
 struct pd_exec_opts {

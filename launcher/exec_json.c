@@ -85,6 +85,18 @@ static void print_object(cJSON *o, bool ok)
     cJSON_Delete(o);
 }
 
+/* The "error" member (a string or null), then the object printed; cmd is
+ * freed when it was not attached. */
+static void finish(cJSON *root, cJSON *cmd, bool ok, const char *error)
+{
+    if (ok && error)
+        ok = cJSON_AddStringToObject(root, "error", error) != NULL;
+    else if (ok)
+        ok = cJSON_AddNullToObject(root, "error") != NULL;
+    cJSON_Delete(cmd);
+    print_object(root, ok);
+}
+
 static bool add(cJSON *parent, const char *key, cJSON *item)
 {
     if (!item)
@@ -157,19 +169,20 @@ void pd_exec_json_result(const struct pd_exec_plan *p, const struct pd_exec_outc
         cJSON_AddItemToArray(warnings, cJSON_CreateString(o->warnings.v[k]));
     if (warnings && o->left_running) {
         char w[PD_MSG_MAX];
-        snprintf(w, sizeof w,
-                 "%zu background process(es) still running (keep_background = true): %s at the "
-                 "deadline; what they write from now on is not scanned",
-                 o->left_running, p->isolated ? "still sandboxed, and ended" : "ended");
+        pd_exec_background_warning(p, o, w, sizeof w);
         cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
     }
     ok = ok && add(root, "warnings", warnings);
-    if (ok && error)
-        ok = cJSON_AddStringToObject(root, "error", error) != NULL;
-    else if (ok)
-        ok = cJSON_AddNullToObject(root, "error") != NULL;
-    cJSON_Delete(cmd);
-    print_object(root, ok);
+    finish(root, cmd, ok, error);
+}
+
+void pd_exec_background_warning(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
+                                char *out, size_t len)
+{
+    snprintf(out, len,
+             "%zu background process(es) still running (keep_background = true): %s at the "
+             "deadline; what they write from now on is not scanned",
+             o->left_running, p->isolated ? "still sandboxed, and ended" : "ended");
 }
 
 void pd_exec_json_not_run(const char *finding, const char *error)
@@ -192,10 +205,5 @@ void pd_exec_json_not_run(const char *finding, const char *error)
          cJSON_AddNumberToObject(root, "stderr_dropped", 0) &&
          add(root, "findings", findings_item(NULL, finding)) &&
          add(root, "warnings", cJSON_CreateArray());
-    if (ok && error)
-        ok = cJSON_AddStringToObject(root, "error", error) != NULL;
-    else if (ok)
-        ok = cJSON_AddNullToObject(root, "error") != NULL;
-    cJSON_Delete(cmd);
-    print_object(root, ok);
+    finish(root, cmd, ok, error);
 }

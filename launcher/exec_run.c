@@ -436,10 +436,11 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     pd_findings_take(&deny, &layer);
     pd_exec_keep_warnings(o, &warn); /* --json lists them too */
     print_warnings(&warn);
-    if (o->left_running)
-        pd_err("warning: %zu background process(es) still running (keep_background = true): "
-               "%s at the deadline; what they write from now on is not scanned",
-               o->left_running, p->isolated ? "still sandboxed, and ended" : "ended");
+    if (o->left_running) {
+        char w[PD_MSG_MAX];
+        pd_exec_background_warning(p, o, w, sizeof w);
+        pd_err("warning: %s", w);
+    }
     /* The run directory goes before anything is printed: a reader that
      * went away (SIGPIPE) must not leave it behind. */
     remove_rundir(p, o);
