@@ -73,6 +73,17 @@ static void comment(struct pd_text *t, const char *text)
     }
 }
 
+/* The notes gathered while choosing a key's entries, as comments above it. */
+static void comment_notes(struct pd_text *t, struct pd_text *notes)
+{
+    char *n = pd_text_take(notes);
+    if (!n)
+        t->oom = true;
+    else if (n[0])
+        comment(t, n);
+    free(n);
+}
+
 /* A TOML basic string; false (nothing written) for a control character,
  * which no folder name init writes should hold. */
 static bool toml_ok(const char *s)
@@ -418,12 +429,7 @@ static void put_reads(struct pd_text *t, const struct pd_init_preset *p, const c
                "(/usr, /bin, /sbin, /lib*, /etc, /opt) are readable with no entry, secrets\n"
                "never; the paths a command is given (cat README.md) are judged as reads.");
     comment(t, p->read_doc);
-    char *n = pd_text_take(&notes);
-    if (!n)
-        t->oom = true;
-    else if (n[0])
-        comment(t, n);
-    free(n);
+    comment_notes(t, &notes);
     put_array(t, "read_paths", (const char *const *)reads->v, reads->n);
     pd_text_puts(t, "\n");
 }
@@ -443,12 +449,7 @@ static void put_binaries(struct pd_text *t, const struct pd_init_preset *p, stru
         add(bins, p->binaries[k]);
     if (p->kind == PD_KIND_GO)
         go_binaries(bins, &notes);
-    char *n = pd_text_take(&notes);
-    if (!n)
-        t->oom = true;
-    else if (n[0])
-        comment(t, n);
-    free(n);
+    comment_notes(t, &notes);
     put_array(t, "allow_binaries", (const char *const *)bins->v, bins->n);
     pd_text_puts(t, "\n");
 }

@@ -35,7 +35,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 
-from harness import PALDRON, RUN_PATH, SOURCE_DIR, WORK_BASE, unprivileged_user
+from harness import PALDRON, RUN_PATH, SOURCE_DIR, WORK_BASE, chown_tree, unprivileged_user
 
 # The documents whose console blocks are transcripts to check.
 DOC_PATTERNS = ("README.md", "docs/*.md", "examples/**/*.md")
@@ -286,12 +286,7 @@ class Scratch:
         shutil.rmtree(self.base, ignore_errors=True)
 
     def _own(self):
-        if self.user is None:
-            return
-        for root, dirs, files in os.walk(self.base):
-            os.lchown(root, self.user.pw_uid, self.user.pw_gid)
-            for n in dirs + files:
-                os.lchown(os.path.join(root, n), self.user.pw_uid, self.user.pw_gid)
+        chown_tree(self.base, self.user)
 
     def _inside(self, rel, where):
         p = os.path.normpath(os.path.join(self.project, rel))

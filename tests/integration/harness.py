@@ -70,6 +70,16 @@ class Result:
         return "exit %d\n--- stdout\n%s\n--- stderr\n%s" % (self.code, self.out, self.err)
 
 
+def chown_tree(base, user):
+    """Give base and everything under it (links themselves) to user; None: leave it."""
+    if user is None:
+        return
+    for root, dirs, files in os.walk(base):
+        os.lchown(root, user.pw_uid, user.pw_gid)
+        for n in dirs + files:
+            os.lchown(os.path.join(root, n), user.pw_uid, user.pw_gid)
+
+
 class Workspace:
     """A fresh workspace directory with helpers to lay out files.
 
@@ -124,12 +134,7 @@ class Workspace:
         return self.policy_path
 
     def _own(self):
-        if self.user is None:
-            return
-        for root, dirs, files in os.walk(self.base):
-            os.lchown(root, self.user.pw_uid, self.user.pw_gid)
-            for n in dirs + files:
-                os.lchown(os.path.join(root, n), self.user.pw_uid, self.user.pw_gid)
+        chown_tree(self.base, self.user)
 
     def env(self, extra=None):
         env = {"PATH": RUN_PATH, "HOME": self.home, "LANG": "C.UTF-8", "PWD": self.path}
