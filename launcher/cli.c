@@ -25,16 +25,24 @@ void pd_err(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fputs("paldron: ", stderr);
-    for (const char *s = buf; *s; s++) {
-        if (*s == '\n')
-            fputs("\\n", stderr);
-        else if (*s == '\r')
-            fputs("\\r", stderr);
-        else
-            fputc(*s, stderr);
+    /* Built whole, then written with one call: stderr is unbuffered, so a
+     * character at a time was one write(2) per character (a hundred system
+     * calls for the policy line of every run), and two messages from two
+     * processes could interleave inside a line. */
+    char line[2 * sizeof buf + 16];
+    size_t n = 0;
+    memcpy(line, "paldron: ", 9);
+    n = 9;
+    for (const char *s = buf; *s && n < sizeof line - 3; s++) {
+        if (*s == '\n' || *s == '\r') {
+            line[n++] = '\\';
+            line[n++] = *s == '\n' ? 'n' : 'r';
+        } else {
+            line[n++] = *s;
+        }
     }
-    fputc('\n', stderr);
+    line[n++] = '\n';
+    fwrite(line, 1, n, stderr);
 }
 
 #define FIELD(f) offsetof(struct pd_cli, f)

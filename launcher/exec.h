@@ -69,6 +69,16 @@ struct pd_exec_ns {
     char **envp;                 /* the environment with TMPDIR=/tmp (pointers into envp) */
 };
 
+/* Known values an output or content scan loads on first use
+ * (exec_output.h: pd_exec_known_later_load). */
+struct pd_known_later {
+    const struct pd_ctx *ctx;
+    char *const *envp;
+    struct pd_outscan *scan; /* NULL: nothing to load */
+    bool done;
+    int rc;
+};
+
 struct pd_exec_plan {
     const struct pd_ctx *ctx;
     bool isolated;                /* require_os_isolation: kernel layers on */
@@ -96,6 +106,7 @@ struct pd_exec_plan {
     bool stream;                /* --stream: the output goes out as it comes (exec_flow.c) */
     bool json;                  /* --json: the result is one JSON object (exec_json.c) */
     struct pd_outscan *outscan; /* the output scanner, NULL when off (exec_output.h) */
+    struct pd_known_later outscan_later; /* its values loaded by the first output byte */
 };
 
 /* One captured stream (exec_capture.c), already redacted by the output scan.
@@ -121,7 +132,9 @@ void pd_capture_free(struct pd_capture *c);
  * output scan's stream redaction (launcher/outscan.h) into its capture and,
  * with --stream, to paldron's own stdout or stderr as it comes. */
 struct pd_exec_flow {
-    struct pd_outscan_stream *scan; /* NULL: no output scan */
+    struct pd_outscan_stream *scan; /* NULL: no output scan, or none yet */
+    struct pd_outscan *base;        /* the scanner scan is made from on the first byte */
+    struct pd_known_later *later;   /* its values loaded then */
     struct pd_capture *cap;
     int fd;            /* --stream: 1 or 2; -1: capture only */
     long long give_up; /* --stream: stop writing to fd after this (monotonic ms) */
@@ -286,7 +299,7 @@ long long pd_now_ms(void);
 /* exec_flow.c: before the run, the flows of both streams (p->outscan's
  * stream scans; with p->stream, paldron's stdout and stderr, given up on
  * after give_up). Returns 0, or -1 (ENOMEM). */
-int pd_exec_flow_open(const struct pd_exec_plan *p, struct pd_exec_outcome *o, long long give_up);
+int pd_exec_flow_open(struct pd_exec_plan *p, struct pd_exec_outcome *o, long long give_up);
 /* n bytes the command wrote on stream k (0 stdout, 1 stderr). */
 void pd_exec_flow_feed(struct pd_exec_outcome *o, int k, const void *buf, size_t n);
 /* End of stream k: release what was held, close the capture. */
@@ -354,5 +367,10 @@ void pd_exec_routed_free(char **argv);
 int pd_exec_routed_report(const struct pd_exec_plan *p, const struct pd_exec_outcome *o,
                           struct pd_findings *deny);
 int pd_exec_run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_opts *opts);
+
+/* PALDRON_DEBUG=timing: mark the end of a phase named phase (a string
+ * literal), and print the phases on one line (exec_timing.c). */
+void pd_timing_mark(const char *phase);
+void pd_timing_print(FILE *out);
 
 #endif

@@ -14,7 +14,8 @@
 #include "launcher/outscan.h"
 
 struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                                           char *const *envp, char *err, size_t errlen)
+                                           char *const *envp, struct pd_known_later *later,
+                                           char *err, size_t errlen)
 {
     err[0] = '\0';
     if (!ctx->policy->output_scan)
@@ -31,17 +32,15 @@ struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, const struc
         (void)pd_outscan_disable_rule(scan, rules[k]);
     /* secrets only: a protected file (a hook, .git/config) is code anyone may
      * read, and a run copies or rewrites it without leaking anything */
-    if (pd_exec_add_known_values(ctx, snap, envp, true, scan) != 0) {
-        snprintf(err, errlen, "content scan: out of memory");
-        pd_outscan_free(scan);
-        return NULL;
-    }
+    pd_exec_add_denied_values(ctx, snap, true, scan);
+    *later = (struct pd_known_later){.ctx = ctx, .envp = envp, .scan = scan};
     return scan;
 }
 
 struct judge {
     const struct pd_ctx *ctx;
     struct pd_outscan *known;
+    struct pd_known_later *later; /* the host values, loaded by the first changed file */
     struct pd_findings *found, *warn;
     char *buf;
     size_t cap;
@@ -119,6 +118,14 @@ static ssize_t read_all(struct judge *j, int fd, size_t want, size_t limit, bool
 static void check_file(const char *path, int fd, int err, const struct stat *st, void *user)
 {
     struct judge *j = user;
+    /* Nothing known, nothing to find: the files are not worth reading. */
+    if (pd_exec_known_later_load(j->later) != 0) {
+        pd_findings_add(j->found, path, "the post-run scan could not search %s (%s)", path,
+                        strerror(ENOMEM));
+        return;
+    }
+    if (pd_outscan_value_count(j->known) == 0)
+        return;
     char subject[PD_PATH_MAX];
     subject_of(j->ctx, path, subject, sizeof subject);
     /* A file the command may not read is a secret itself: its changes are
@@ -176,13 +183,12 @@ static void check_file(const char *path, int fd, int err, const struct stat *st,
 }
 
 void pd_exec_content_judge(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                           struct pd_outscan *known, struct pd_findings *found,
-                           struct pd_findings *warn)
+                           struct pd_outscan *known, struct pd_known_later *later,
+                           struct pd_findings *found, struct pd_findings *warn)
 {
-    /* Nothing known, nothing to find: the walk is not worth its cost. */
-    if (!known || !snap || pd_outscan_value_count(known) == 0)
+    if (!known || !snap)
         return;
-    struct judge j = {.ctx = ctx, .known = known, .found = found, .warn = warn};
+    struct judge j = {.ctx = ctx, .known = known, .later = later, .found = found, .warn = warn};
     pd_scan_each_changed_file(snap, check_file, &j);
     if (j.skipped)
         pd_findings_add(warn, "",

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "launcher/exec_findings.h"
+#include "launcher/exec.h"
 #include "launcher/scan.h"
 #include "policy/policy.h"
 
@@ -22,17 +23,20 @@
 struct pd_outscan;
 
 /* Before the run (after the snapshot): a scanner with no format rule and the
- * known values of pd_exec_add_known_values. NULL with err[0] == '\0' when
- * output_scan is off; NULL with err set when out of memory (exit 1). */
+ * values of the denied files (pd_exec_add_denied_values, secrets only); the
+ * host values are left in *later, loaded when the first changed file is
+ * judged. NULL with err[0] == '\0' when output_scan is off; NULL with err set
+ * when out of memory (exit 1). */
 struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                                           char *const *envp, char *err, size_t errlen);
+                                           char *const *envp, struct pd_known_later *later,
+                                           char *err, size_t errlen);
 
 /* After the compare: search each changed file (pd_scan_each_changed_file) that
  * the policy lets the command read. A match denies (found); a file that could
  * not be read denies too (fail closed); one left out by the bounds is a
  * warning. known NULL: nothing to do. */
 void pd_exec_content_judge(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                           struct pd_outscan *known, struct pd_findings *found,
-                           struct pd_findings *warn);
+                           struct pd_outscan *known, struct pd_known_later *later,
+                           struct pd_findings *found, struct pd_findings *warn);
 
 #endif

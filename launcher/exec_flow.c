@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "launcher/exec.h"
+#include "launcher/exec_output.h"
 #include "launcher/outscan.h"
 
 /* Written in pieces of at most this: a pipe that polled writable takes one
@@ -62,15 +63,27 @@ static void release(void *arg, const void *bytes, size_t n)
         write_out(f, bytes, n);
 }
 
-int pd_exec_flow_open(const struct pd_exec_plan *p, struct pd_exec_outcome *o, long long give_up)
+int pd_exec_flow_open(struct pd_exec_plan *p, struct pd_exec_outcome *o, long long give_up)
 {
     for (int k = 0; k < 2; k++) {
         struct pd_exec_flow *f = &o->flow[k];
-        *f = (struct pd_exec_flow){
-            .cap = k == 0 ? &o->out : &o->err, .fd = p->stream ? k + 1 : -1, .give_up = give_up};
-        if (p->outscan && !(f->scan = pd_outscan_stream_new(p->outscan)))
-            return -1;
+        *f = (struct pd_exec_flow){.cap = k == 0 ? &o->out : &o->err,
+                                   .fd = p->stream ? k + 1 : -1,
+                                   .give_up = give_up,
+                                   .base = p->outscan,
+                                   .later = &p->outscan_later};
     }
+    return 0;
+}
+
+/* The stream scan, made on the first byte with every known value loaded:
+ * a run that prints nothing does not pay for it. -1: out of memory. */
+static int scan_ready(struct pd_exec_flow *f)
+{
+    if (f->scan || !f->base)
+        return 0;
+    if (pd_exec_known_later_load(f->later) != 0 || !(f->scan = pd_outscan_stream_new(f->base)))
+        return -1;
     return 0;
 }
 
@@ -79,6 +92,10 @@ void pd_exec_flow_feed(struct pd_exec_outcome *o, int k, const void *buf, size_t
     struct pd_exec_flow *f = &o->flow[k];
     if (f->ended || o->scan_failed)
         return; /* after a failed scan nothing more is released */
+    if (scan_ready(f) != 0) {
+        o->scan_failed = true; /* withheld: the scan could not run */
+        return;
+    }
     if (!f->scan) {
         release(f, buf, n);
         return;

@@ -66,14 +66,18 @@ static void add_lifted_secrets(const struct pd_ctx *ctx, struct pd_outscan *scan
     }
 }
 
-int pd_exec_add_known_values(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                             char *const *envp, bool secrets_only, struct pd_outscan *scan)
+void pd_exec_add_denied_values(const struct pd_ctx *ctx, const struct pd_scan *snap,
+                               bool secrets_only, struct pd_outscan *scan)
 {
-    if (pd_outscan_add_env(scan, envp) < 0 && errno == ENOMEM)
-        return -1;
     struct known_ctx k = {ctx, scan, secrets_only};
     if (snap)
         pd_scan_each_denied_file(snap, add_denied_file, &k);
+}
+
+int pd_exec_add_host_values(const struct pd_ctx *ctx, char *const *envp, struct pd_outscan *scan)
+{
+    if (pd_outscan_add_env(scan, envp) < 0 && errno == ENOMEM)
+        return -1;
     if (ctx->home[0])
         for (size_t i = 0; home_secret_files[i]; i++) {
             char path[PD_PATH_MAX];
@@ -84,8 +88,18 @@ int pd_exec_add_known_values(const struct pd_ctx *ctx, const struct pd_scan *sna
     return 0;
 }
 
+int pd_exec_known_later_load(struct pd_known_later *l)
+{
+    if (!l->done) {
+        l->done = true;
+        l->rc = pd_exec_add_host_values(l->ctx, l->envp, l->scan);
+    }
+    return l->rc;
+}
+
 struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                                          char *const *envp, char *err, size_t errlen)
+                                          char *const *envp, struct pd_known_later *later,
+                                          char *err, size_t errlen)
 {
     const struct pd_policy *p = ctx->policy;
     err[0] = '\0';
@@ -121,11 +135,8 @@ struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct
             pd_outscan_free(scan);
             return NULL;
         }
-    if (pd_exec_add_known_values(ctx, snap, envp, false, scan) != 0) {
-        snprintf(err, errlen, "output scan: out of memory");
-        pd_outscan_free(scan);
-        return NULL;
-    }
+    pd_exec_add_denied_values(ctx, snap, false, scan);
+    *later = (struct pd_known_later){.ctx = ctx, .envp = envp, .scan = scan};
     return scan;
 }
 
@@ -168,6 +179,8 @@ static void withhold(struct pd_capture *c)
 static void stream_findings(const struct pd_exec_flow *f, const char *stream,
                             struct pd_findings *deny)
 {
+    if (!f->scan) /* the stream carried nothing: no scan was made */
+        return;
     size_t n;
     const struct pd_outscan_finding *v = pd_outscan_stream_findings(f->scan, &n, NULL);
     for (size_t k = 0; k < n; k++) {
@@ -220,7 +233,7 @@ void pd_exec_output_judge(const struct pd_ctx *ctx, struct pd_outscan *scan,
     pd_live_stderr_findings(o->err.buf, o->err.len, deny);
     if (p->strict) /* an undelivered blocked write denies too (issue 11, item 5) */
         pd_live_stderr_blocked(o->err.buf, o->err.len, deny);
-    if (!scan || !o->flow[0].scan || !o->flow[1].scan)
+    if (!scan)
         return;
     /* Fail closed. With --stream, what went out before the failure was
      * scanned and redacted; nothing went out after it. */

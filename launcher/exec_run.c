@@ -275,8 +275,10 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     bool missing = false;
     int rc = PD_EXIT_BROKEN;
     ensure_std_fds();
+    pd_timing_mark("load");
 
     gate(ctx, argc, argv, opts, own_shell, &v, &missing);
+    pd_timing_mark("gate");
     if (v.deny && opts->audit)
         audit_argv(ctx, &v, argv[0]); /* said, and the run goes on */
     else if (v.deny) {
@@ -300,6 +302,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     struct pd_git_scan *git_scan = NULL;
     struct pd_outscan *outscan = NULL;
     struct pd_outscan *known = NULL; /* the content scan of changed files */
+    struct pd_known_later content_later = {0};
     struct pd_live live = {.fd = -1};
     sigset_t stop, saved;
     pd_exec_signals(&stop);
@@ -339,6 +342,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
 
     if (resolve(p, argv[0], missing) != 0)
         goto out;
+    pd_timing_mark("resolve");
     /* before the kernel rules, which grant nothing on a missing folder */
     pd_exec_make_roots(ctx, stderr);
     if (pd_exec_git_roots(p, ctx) != 0) {
@@ -347,17 +351,23 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     }
     /* the repositories that exist now: the live gate's policy protects
      * their config and hooks, so this comes before it is compiled */
+    pd_timing_mark("roots");
     git_scan = pd_git_scan_before(ctx);
+    pd_timing_mark("git-before");
     if (!git_scan) {
         pd_err("scan: cannot record the git repositories before the run: %s", strerror(errno));
         goto out;
     }
     ctx->private_net = p->isolated && pol->namespaces && !pol->allow_network;
-    if (prepare_rundir(p, ctx) != 0 || pd_exec_cache_plan(p, ctx) != 0 ||
-        prepare_live(p, &live, opts->audit, opts->log) != 0)
+    if (prepare_rundir(p, ctx) != 0 || pd_exec_cache_plan(p, ctx) != 0)
         goto out;
+    pd_timing_mark("rundir");
+    if (prepare_live(p, &live, opts->audit, opts->log) != 0)
+        goto out;
+    pd_timing_mark("live-open");
     if (p->isolated && prepare_isolation(p) != 0)
         goto out;
+    pd_timing_mark("spec");
     char cargo[PD_PATH_MAX], rustup[PD_PATH_MAX];
     pd_exec_tool_home("CARGO_HOME", ".cargo", cargo, sizeof cargo);
     pd_exec_tool_home("RUSTUP_HOME", ".rustup", rustup, sizeof rustup);
@@ -380,7 +390,9 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
         goto out;
     }
 
+    pd_timing_mark("env");
     scan = pd_scan_snapshot(ctx, !p->isolated, &warn);
+    pd_timing_mark("snapshot");
     if (!scan) {
         pd_err("scan: cannot record the workspace before the run: %s", strerror(errno));
         goto out;
@@ -389,17 +401,19 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     char oerr[PD_MSG_MAX] = "";
     /* interactive: nothing is captured, so nothing can be scanned */
     if (!p->interactive)
-        outscan = pd_exec_output_prepare(ctx, scan, environ, oerr, sizeof oerr);
+        outscan = pd_exec_output_prepare(ctx, scan, environ, &p->outscan_later, oerr, sizeof oerr);
     p->outscan = outscan; /* the output is scanned as it comes (exec_flow.c) */
     if (!outscan && oerr[0]) {
         pd_err("%s", oerr);
         goto out;
     }
-    known = pd_exec_content_prepare(ctx, scan, environ, oerr, sizeof oerr);
+    pd_timing_mark("outscan-prep");
+    known = pd_exec_content_prepare(ctx, scan, environ, &content_later, oerr, sizeof oerr);
     if (!known && oerr[0]) {
         pd_err("%s", oerr);
         goto out;
     }
+    pd_timing_mark("content-prep");
     if (p->isolated && pd_exec_ns_plan(p, scan) != 0) {
         pd_err("sandbox: plan the namespaces: %s", strerror(errno));
         goto out;
@@ -410,9 +424,11 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
         pd_err("%s", oerr);
         goto out;
     }
+    pd_timing_mark("ns-plan+policy");
     pd_scan_fence(scan);
 
     pd_exec_supervise(p, o);
+    pd_timing_mark("run");
 
     /* Verdict inputs in order, each layer's findings sorted by path. The
      * scan runs whatever happened: even a run that failed part-way may
@@ -427,9 +443,13 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     pd_live_notes(&live, pol, stderr);
     const char *debug = getenv("PALDRON_DEBUG");
     pd_exec_ns_coverage(p, live.ncoverage > 0 || (debug && strcmp(debug, "1") == 0), stderr);
+    pd_timing_mark("live-drain");
     pd_scan_compare(scan, &layer, &warn);
-    pd_exec_content_judge(ctx, scan, known, &layer, &warn);
+    pd_timing_mark("compare");
+    pd_exec_content_judge(ctx, scan, known, &content_later, &layer, &warn);
+    pd_timing_mark("content-judge");
     pd_git_scan_after(git_scan, &layer);
+    pd_timing_mark("git-after");
     pd_findings_sort(&layer);
     pd_findings_take(&deny, &layer);
     pd_exec_output_judge(ctx, outscan, o, deny.n > 0 || deny.lost, p->argv, &layer, &warn);
@@ -443,7 +463,9 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     }
     /* The run directory goes before anything is printed: a reader that
      * went away (SIGPIPE) must not leave it behind. */
+    pd_timing_mark("output-judge");
     remove_rundir(p, o);
+    pd_timing_mark("rundir-rm");
     rc = p->routed ? pd_exec_routed_report(p, o, &deny) : pd_exec_report(p, o, &deny);
 out:
     pd_scan_free(scan);
@@ -467,6 +489,8 @@ out:
     free(o);
     /* A signal that came before the run could handle it acts now. */
     sigprocmask(SIG_SETMASK, &saved, NULL);
+    pd_timing_mark("report+free");
+    pd_timing_print(stderr);
     return rc;
 }
 

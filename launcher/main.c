@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "launcher/cli_table.h"
+#include "launcher/exec.h"
 #include "launcher/launcher.h"
 
 /* An option before the command: only --help and --version are known there. */
@@ -19,6 +20,7 @@ static void unknown_option(const char *word)
 
 int main(int argc, char **argv)
 {
+    pd_timing_mark("main");
     if (argc < 2) {
         pd_usage(false);
         return PD_EXIT_BROKEN;
