@@ -13,9 +13,8 @@
 #include "launcher/exec_output.h"
 #include "launcher/outscan.h"
 
-struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                                           char *const *envp, struct pd_known_later *later,
-                                           char *err, size_t errlen)
+struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, char *const *envp,
+                                           struct pd_known_later *later, char *err, size_t errlen)
 {
     err[0] = '\0';
     if (!ctx->policy->output_scan)
@@ -32,7 +31,6 @@ struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, const struc
         (void)pd_outscan_disable_rule(scan, rules[k]);
     /* secrets only: a protected file (a hook, .git/config) is code anyone may
      * read, and a run copies or rewrites it without leaking anything */
-    pd_exec_add_denied_values(ctx, snap, true, scan);
     *later = (struct pd_known_later){.ctx = ctx, .envp = envp, .scan = scan};
     return scan;
 }

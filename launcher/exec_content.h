@@ -22,14 +22,14 @@
 
 struct pd_outscan;
 
-/* Before the run (after the snapshot): a scanner with no format rule and the
- * values of the denied files (pd_exec_add_denied_values, secrets only); the
+/* Before the run: a scanner with no format rule, for the values of the
+ * denied files (pd_exec_add_denied_values, as its secrets scanner); the
  * host values are left in *later, loaded when the first changed file is
  * judged. NULL with err[0] == '\0' when output_scan is off; NULL with err set
  * when out of memory (exit 1). */
-struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                                           char *const *envp, struct pd_known_later *later,
-                                           char *err, size_t errlen);
+struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, char *const *envp,
+                                           struct pd_known_later *later, char *err,
+                                           size_t errlen);
 
 /* After the compare: search each changed file (pd_scan_each_changed_file) that
  * the policy lets the command read. A match denies (found); a file that could

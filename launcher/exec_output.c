@@ -30,13 +30,22 @@ static const char *const home_secret_files[] = {".aws/credentials",
 
 struct known_ctx {
     const struct pd_ctx *ctx;
-    struct pd_outscan *scan;
-    bool secrets_only;
+    struct pd_outscan *all, *secrets;
 };
+
+/* git's sample hooks are the templates git copies into every repository:
+ * nothing of this machine, and a dozen files to read at every run. */
+static bool git_sample_hook(const char *path)
+{
+    size_t n = strlen(path);
+    const char *dir = strstr(path, "/.git/hooks/");
+    return dir && n > 7 && strcmp(path + n - 7, ".sample") == 0 && !strchr(dir + 12, '/');
+}
 
 /* A file the policy denies reading (deny_globs, secrets) is a secret: every
  * line of it may be a value. One only protected from writing (.git/config,
- * hooks, the policy file) is code: only its assignments and URL passwords. */
+ * hooks, the policy file) is code: only its assignments and URL passwords,
+ * and only for the scan of everything (the output scan). */
 static void add_denied_file(const char *path, void *user)
 {
     const struct known_ctx *k = user;
@@ -44,10 +53,14 @@ static void add_denied_file(const char *path, void *user)
     struct pd_verdict v;
     pd_gate_path(k->ctx, PD_OP_READ, NULL, rel ? (rel[0] ? rel : ".") : path, &v);
     /* unreadable or oversized files just add nothing: their values are not known */
-    if (v.deny)
-        (void)pd_outscan_add_secret_file(k->scan, path);
-    else if (!k->secrets_only)
-        (void)pd_outscan_add_config_file(k->scan, path);
+    if (v.deny) {
+        if (k->all)
+            (void)pd_outscan_add_secret_file(k->all, path);
+        if (k->secrets)
+            (void)pd_outscan_add_secret_file(k->secrets, path);
+    } else if (k->all && !git_sample_hook(path)) {
+        (void)pd_outscan_add_config_file(k->all, path);
+    }
 }
 
 /* The files allow_secrets names literally ("~/x", "/abs/x" or a workspace
@@ -67,10 +80,10 @@ static void add_lifted_secrets(const struct pd_ctx *ctx, struct pd_outscan *scan
 }
 
 void pd_exec_add_denied_values(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                               bool secrets_only, struct pd_outscan *scan)
+                               struct pd_outscan *all, struct pd_outscan *secrets)
 {
-    struct known_ctx k = {ctx, scan, secrets_only};
-    if (snap)
+    struct known_ctx k = {ctx, all, secrets};
+    if (snap && (all || secrets))
         pd_scan_each_denied_file(snap, add_denied_file, &k);
 }
 
@@ -97,9 +110,8 @@ int pd_exec_known_later_load(struct pd_known_later *l)
     return l->rc;
 }
 
-struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                                          char *const *envp, struct pd_known_later *later,
-                                          char *err, size_t errlen)
+struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, char *const *envp,
+                                          struct pd_known_later *later, char *err, size_t errlen)
 {
     const struct pd_policy *p = ctx->policy;
     err[0] = '\0';
@@ -135,7 +147,6 @@ struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct
             pd_outscan_free(scan);
             return NULL;
         }
-    pd_exec_add_denied_values(ctx, snap, false, scan);
     *later = (struct pd_known_later){.ctx = ctx, .envp = envp, .scan = scan};
     return scan;
 }

@@ -12,28 +12,30 @@
 struct pd_outscan;
 
 /* Before the run: a scanner loaded with the policy's extra patterns and
- * ignored rules and the values of the denied files the snapshot recorded
- * (read now: the run may change those files). The values the run cannot
- * change - the secret-looking variables of envp (paldron's own
+ * ignored rules, for the values of the denied files
+ * (pd_exec_add_denied_values, as its "all" scanner). The values the run
+ * cannot change - the secret-looking variables of envp (paldron's own
  * environment, which the command never sees), the usual credential files
  * of the real home, allow_secrets files - are left in *later, loaded by
  * the first output byte (pd_exec_known_later_load): a run that prints
  * nothing does not pay for them. NULL with err[0] == '\0' when neither
  * output_scan nor jev_verdict is on; NULL with err set on a policy problem
  * (exit 1, nothing runs). */
-struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                                          char *const *envp, struct pd_known_later *later,
-                                          char *err, size_t errlen);
+struct pd_outscan *pd_exec_output_prepare(const struct pd_ctx *ctx, char *const *envp,
+                                          struct pd_known_later *later, char *err, size_t errlen);
 
-/* The known secret values, in two parts. Denied files the snapshot
- * recorded: every line of a file denied for reading may count; of a file
- * only protected from writing, its assignments, unless secrets_only.
+/* The known secret values, in two parts. The denied files the snapshot
+ * recorded, read before the run (the run may change them), in one pass:
+ * a file denied for reading is a secret, every line of it may be a value
+ * (added to all and secrets); of a file only protected from writing, its
+ * assignments (to all only; git's *.sample hooks are skipped). Either
+ * scanner may be NULL.
  * Host values: the secret-looking variables of envp, the usual credential
  * files of the real home, the files allow_secrets names. Shared by the
- * output scan and the content scan of changed files (exec_content.h,
- * secrets_only). pd_exec_add_host_values: 0, or -1 (ENOMEM). */
+ * output scan and the content scan of changed files (exec_content.h).
+ * pd_exec_add_host_values: 0, or -1 (ENOMEM). */
 void pd_exec_add_denied_values(const struct pd_ctx *ctx, const struct pd_scan *snap,
-                               bool secrets_only, struct pd_outscan *scan);
+                               struct pd_outscan *all, struct pd_outscan *secrets);
 int pd_exec_add_host_values(const struct pd_ctx *ctx, char *const *envp, struct pd_outscan *scan);
 
 /* Add l's host values to l->scan, once; later calls return the first

@@ -401,30 +401,32 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     char oerr[PD_MSG_MAX] = "";
     /* interactive: nothing is captured, so nothing can be scanned */
     if (!p->interactive)
-        outscan = pd_exec_output_prepare(ctx, scan, environ, &p->outscan_later, oerr, sizeof oerr);
+        outscan = pd_exec_output_prepare(ctx, environ, &p->outscan_later, oerr, sizeof oerr);
     p->outscan = outscan; /* the output is scanned as it comes (exec_flow.c) */
     if (!outscan && oerr[0]) {
         pd_err("%s", oerr);
         goto out;
     }
     pd_timing_mark("outscan-prep");
-    known = pd_exec_content_prepare(ctx, scan, environ, &content_later, oerr, sizeof oerr);
+    known = pd_exec_content_prepare(ctx, environ, &content_later, oerr, sizeof oerr);
     if (!known && oerr[0]) {
         pd_err("%s", oerr);
         goto out;
     }
+    pd_exec_add_denied_values(ctx, scan, outscan, known);
     pd_timing_mark("content-prep");
     if (p->isolated && pd_exec_ns_plan(p, scan) != 0) {
         pd_err("sandbox: plan the namespaces: %s", strerror(errno));
         goto out;
     }
+    pd_timing_mark("ns-plan");
     /* the live gate's policy names what the kernel layers grant: written
      * once the spec and the namespace plan are complete */
     if (pd_live_write_policy(&live, p->isolated ? &p->spec : NULL, oerr, sizeof oerr) != 0) {
         pd_err("%s", oerr);
         goto out;
     }
-    pd_timing_mark("ns-plan+policy");
+    pd_timing_mark("policy-write");
     pd_scan_fence(scan);
 
     pd_exec_supervise(p, o);
