@@ -5,9 +5,8 @@
  * line to the error pipe (close-on-exec: an empty pipe means execve
  * succeeded) and the child exits 127 without running anything. The child
  * shares the launcher's memory (pd_exec_spawn) while the launcher sleeps:
- * only system calls and string copies here, apart from pd_platform_apply,
- * whose allocations (libseccomp) are safe because nothing else runs on
- * that memory meanwhile. */
+ * only system calls and string copies here, pd_platform_apply included
+ * (its seccomp program is compiled into the binary). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>

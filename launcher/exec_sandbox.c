@@ -73,6 +73,22 @@ static bool holds_allowed(const struct pd_exec_lists *l, const char *root)
     return false;
 }
 
+/* Drop repeated entries of v, keeping the first: each is one Landlock rule
+ * the child opens and adds (the floor names /usr/lib/git-core twice, the
+ * program is often an allowed binary too). Returns the new count. */
+static size_t distinct(const char **v, size_t n)
+{
+    size_t out = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool seen = false;
+        for (size_t j = 0; j < out && !seen; j++)
+            seen = strcmp(v[j], v[k]) == 0;
+        if (!seen)
+            v[out++] = v[k];
+    }
+    return out;
+}
+
 int pd_exec_spec(struct pd_exec_plan *p)
 {
     const struct pd_ctx *c = p->ctx;
@@ -131,7 +147,7 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->exec[n++] = tc;
     if (p->live) /* the preload is mapped into every dynamic program */
         l->exec[n++] = p->live->lib;
-    s->exec_paths = (struct pd_path_list){l->exec, n};
+    s->exec_paths = (struct pd_path_list){l->exec, distinct(l->exec, n)};
 
     n = nread;
     l->read[n++] = c->workspace;
@@ -148,7 +164,7 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->read[n++] = p->live->compiled;
     if (pol->allow_network)
         l->read[n++] = "/run/systemd/resolve"; /* the stub resolver's resolv.conf */
-    s->read_paths = (struct pd_path_list){l->read, n};
+    s->read_paths = (struct pd_path_list){l->read, distinct(l->read, n)};
 
     l->write = calloc(c->npolicy_roots + 6, sizeof *l->write);
     if (!l->write) {
@@ -168,7 +184,7 @@ int pd_exec_spec(struct pd_exec_plan *p)
      * the namespace floor binds it back when it lies under /tmp */
     if (p->cache[0])
         l->write[n++] = p->cache;
-    s->write_paths = (struct pd_path_list){l->write, n};
+    s->write_paths = (struct pd_path_list){l->write, distinct(l->write, n)};
 
     for (n = 0; n < COUNT(devices); n++)
         l->dev[n] = devices[n];

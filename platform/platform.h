@@ -9,9 +9,10 @@
  *
  * Linux backend: user, mount, IPC and network namespaces (the kernel floor
  * for what Landlock cannot say; a reported fallback where they are
- * refused), Landlock (ABI negotiated up to 7), seccomp via libseccomp,
- * rlimits. Other systems: a stub whose probe reports no isolation and whose
- * apply fails (fail closed). No function here exits or prints. */
+ * refused), Landlock (ABI negotiated up to 7), seccomp (a program built
+ * with libseccomp at build time), rlimits. Other systems: a stub whose
+ * probe reports no isolation and whose apply fails (fail closed). No
+ * function here exits or prints. */
 #ifndef PALDRON_PLATFORM_H
 #define PALDRON_PLATFORM_H
 
@@ -123,7 +124,7 @@ int pd_platform_check(const struct pd_sandbox_spec *spec, const struct pd_platfo
  * ("landlock: add rule /usr: ...", "seccomp: load filter: ...",
  * "rlimit: set data size limit: ..."). A step that fails may leave the
  * earlier ones applied: the caller must not execve then. Must be called
- * single-threaded, after fork, right before execve; it allocates (libseccomp). */
+ * single-threaded, after fork, right before execve; it does not allocate. */
 int pd_platform_apply(const struct pd_sandbox_spec *spec, const struct pd_platform_info *info,
                       char *err, size_t errlen);
 

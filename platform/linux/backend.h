@@ -1,5 +1,6 @@
 /* platform/linux/backend.h - the layers of the Linux backend, one file each:
- * rlimits.c, landlock.c, seccomp.c (table: seccomp_rules.c), orchestrated by
+ * rlimits.c, landlock.c, seccomp.c (table: seccomp_rules.c, compiled at build
+ * time by seccomp_gen.c), orchestrated by
  * platform_linux.c. Internal: only platform/linux and its unit tests include
  * it. Every function that can fail returns 0 or -1 with err naming the step. */
 #ifndef PALDRON_PLATFORM_LINUX_BACKEND_H
@@ -8,8 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <seccomp.h>
 
 #include "platform/platform.h"
 
@@ -25,9 +24,10 @@ void pd_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((form
 int pd_rlimits_apply(const struct pd_limits *lim, char *err, size_t errlen);
 /* The same in two steps: every limit but RLIMIT_DATA (and core 0) ... */
 int pd_rlimits_apply_early(const struct pd_limits *lim, char *err, size_t errlen);
-/* ... and RLIMIT_DATA alone, applied last (after the seccomp filter is built): until
- * execve the memory is the launcher's, which under a sanitizer holds
- * terabytes of writable shadow, and building the filter allocates. */
+/* ... and RLIMIT_DATA alone, applied last (after the seccomp filter is
+ * loaded): until execve the memory is the launcher's, which under a
+ * sanitizer holds terabytes of writable shadow, so that no step before may
+ * need to grow it. */
 int pd_rlimits_apply_mem(const struct pd_limits *lim, char *err, size_t errlen);
 
 /* landlock.c: the kernel's ABI (> 0), or 0 with reason filled. */
@@ -79,16 +79,17 @@ int pd_ns_bind(const char *src, const char *dst, unsigned long extra, bool rec, 
 int pd_ns_apply(const struct pd_sandbox_spec *spec, struct pd_ns_report *report, char *err,
                 size_t errlen);
 
-/* seccomp.c: can this kernel load filters that kill the process? */
+/* seccomp.c: can this kernel load filters that kill the process? The
+ * launcher asks once (pd_platform_probe); the child does not ask again. */
 bool pd_seccomp_available(void);
 
-/* seccomp.c: the filter, not loaded (tests export it). any_socket: every
- * socket family may be created (the network is on, or a network namespace
- * holds it); false: only AF_UNIX and AF_NETLINK. NULL with err on failure;
- * the caller releases it with seccomp_release. */
-scmp_filter_ctx pd_seccomp_build(bool any_socket, char *err, size_t errlen);
+/* seccomp.c: load the filter compiled at build time (seccomp_prog.h) with
+ * one seccomp(2) call. any_socket: every socket family may be created (the
+ * network is on, or a network namespace holds it); false: only AF_UNIX and
+ * AF_NETLINK. no_new_privs must already be set (pd_landlock_apply does). */
+int pd_seccomp_load(bool any_socket, char *err, size_t errlen);
 
-/* seccomp.c: build and load the filter. */
+/* seccomp.c: set no_new_privs, then pd_seccomp_load (the layer alone). */
 int pd_seccomp_apply(bool any_socket, char *err, size_t errlen);
 
 #endif

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "platform/linux/backend.h"
@@ -98,7 +97,12 @@ uint64_t pd_landlock_handled_scopes(int abi)
     return r;
 }
 
-/* Grant `grant` (masked) beneath each path of list. */
+/* Grant `grant` (masked) beneath each path of list. The rule is first
+ * tried as given: a directory takes it. The kernel refuses directory
+ * rights on any other file with EINVAL (the rights are a subset of the
+ * handled ones, and flags are 0, so that is its only cause here), and the
+ * rule is added again with the rights a file can have. This spares a stat
+ * per directory, the common case. */
 static int add_paths(int ruleset, const struct pd_path_list *list, uint64_t grant, uint64_t handled,
                      char *err, size_t errlen)
 {
@@ -116,19 +120,19 @@ static int add_paths(int ruleset, const struct pd_path_list *list, uint64_t gran
             pd_errf(err, errlen, "landlock: open %s: %s", path, strerror(errno));
             return -1;
         }
-        struct stat st;
-        if (fstat(fd, &st) != 0) {
-            pd_errf(err, errlen, "landlock: stat %s: %s", path, strerror(errno));
-            close(fd);
-            return -1;
-        }
         struct pd_landlock_path_beneath_attr rule = {
-            .allowed_access = grant & handled & (S_ISDIR(st.st_mode) ? UINT64_MAX : FS_FILE),
+            .allowed_access = grant & handled,
             .parent_fd = fd,
         };
         int rc = 0;
         if (rule.allowed_access != 0)
             rc = pd_landlock_add_rule(ruleset, PD_LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+        if (rc != 0 && errno == EINVAL && (rule.allowed_access & ~(uint64_t)FS_FILE) != 0) {
+            rule.allowed_access &= FS_FILE;
+            rc = rule.allowed_access != 0
+                     ? pd_landlock_add_rule(ruleset, PD_LANDLOCK_RULE_PATH_BENEATH, &rule, 0)
+                     : 0;
+        }
         int saved = errno;
         close(fd);
         if (rc != 0) {

@@ -37,8 +37,9 @@ static int mask(const char *path, bool readonly_self, const struct stat *masks, 
         return -1;
     }
     /* A link to a secret masked already resolves to the mask itself:
-     * mounting there again would make the mask's source a mount point. */
-    for (int k = 0; k < 2; k++)
+     * mounting there again would make the mask's source a mount point.
+     * masks NULL: there is no mask (nothing is hidden). */
+    for (int k = 0; masks && k < 2; k++)
         if (st.st_dev == masks[k].st_dev && st.st_ino == masks[k].st_ino)
             return 0;
     const char *src = readonly_self ? path : S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE;
@@ -64,6 +65,9 @@ int pd_ns_masks(const struct pd_ns_spec *ns, struct pd_ns_report *report, char *
 {
     if (ns->hide.n + ns->readonly.n + ns->sockets.n == 0)
         return 0;
+    /* Protected paths alone are bound onto themselves: no mask to make. */
+    if (ns->hide.n + ns->sockets.n == 0)
+        return mask_list(&ns->readonly, true, NULL, &report->readonly, err, errlen);
     int fd = open(MASK_FILE, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
     if (fd < 0 || close(fd) != 0 || mkdir(MASK_DIR, 0) != 0) {
         pd_errf(err, errlen, "mount namespace: create the mask in /tmp: %s", strerror(errno));

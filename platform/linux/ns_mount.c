@@ -8,17 +8,20 @@
  * read-only workspace under /tmp read-only. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "platform/linux/backend.h"
 
-/* The flags a bind mount already has, as mount(2) flags: a remount in a
- * user namespace must repeat the locked ones (nosuid, nodev, noexec and
+/* The flags a bind mount already has, as mount(2) flags (where
+ * mount_setattr is refused): a remount in a user namespace must repeat the
+ * locked ones (nosuid, nodev, noexec and
  * the atime mode) or fail with EPERM. */
 static unsigned long current_flags(const char *path)
 {
@@ -39,6 +42,52 @@ static unsigned long current_flags(const char *path)
     return f;
 }
 
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#define MOUNT_ATTR_NOSUID 0x00000002
+#define MOUNT_ATTR_NODEV  0x00000004
+#define MOUNT_ATTR_NOEXEC 0x00000008
+#endif
+
+/* mount_setattr(2)'s argument (Linux 5.12), whatever the libc declares. */
+struct pd_mount_attr {
+    uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+/* Add extra's flags to the mount at dst in one call: mount_setattr only sets
+ * what it is given and keeps the rest (the locked flags included), so the
+ * mount's flags need not be read first. Returns 0, or -1 when the kernel
+ * refuses it for any reason (too old, a container's seccomp profile, a
+ * flag it cannot express): the remount below then decides. */
+static int add_flags(const char *dst, unsigned long extra)
+{
+#ifdef SYS_mount_setattr
+    static const struct {
+        unsigned long ms;
+        uint64_t attr;
+    } map[] = {
+        {MS_RDONLY, MOUNT_ATTR_RDONLY},
+        {MS_NOSUID, MOUNT_ATTR_NOSUID},
+        {MS_NODEV, MOUNT_ATTR_NODEV},
+        {MS_NOEXEC, MOUNT_ATTR_NOEXEC},
+    };
+    struct pd_mount_attr attr = {0};
+    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
+        if (extra & map[k].ms) {
+            attr.attr_set |= map[k].attr;
+            extra &= ~map[k].ms;
+        }
+    }
+    if (extra != 0)
+        return -1;
+    return syscall(SYS_mount_setattr, AT_FDCWD, dst, 0U, &attr, sizeof attr) == 0 ? 0 : -1;
+#else
+    (void)dst;
+    (void)extra;
+    return -1;
+#endif
+}
+
 int pd_ns_bind(const char *src, const char *dst, unsigned long extra, bool rec, char *err,
                size_t errlen)
 {
@@ -46,7 +95,7 @@ int pd_ns_bind(const char *src, const char *dst, unsigned long extra, bool rec, 
         pd_errf(err, errlen, "mount namespace: bind %s: %s", dst, strerror(errno));
         return -1;
     }
-    if (extra == 0)
+    if (extra == 0 || add_flags(dst, extra) == 0)
         return 0;
     unsigned long flags = MS_REMOUNT | MS_BIND | current_flags(dst) | extra;
     if (mount(NULL, dst, NULL, flags, NULL) != 0) {
@@ -62,16 +111,22 @@ static bool under(const char *path, const char *dir)
     return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
-/* Create the directories leading to path in the new tmpfs, then path itself
- * as a directory or an empty file (a mount point of the same kind). */
-static int make_mount_point(const char *path, bool dir, char *err, size_t errlen)
+/* Create the directories leading to path in the new tmpfs mounted on root,
+ * then path itself as a directory or an empty file (a mount point of the
+ * same kind). A path that is there already was bound back by an earlier
+ * entry (parents come first) and needs nothing. */
+static int make_mount_point(const char *path, const char *root, bool dir, char *err, size_t errlen)
 {
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        return 0;
     char buf[4096];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
         pd_errf(err, errlen, "mount namespace: path too long: %s", path);
         return -1;
     }
-    for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
+    /* root itself exists: the tmpfs was just mounted there */
+    for (char *s = strchr(buf + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
         *s = '\0';
         if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
             pd_errf(err, errlen, "mount namespace: mkdir %s: %s", buf, strerror(errno));
@@ -79,9 +134,6 @@ static int make_mount_point(const char *path, bool dir, char *err, size_t errlen
         }
         *s = '/';
     }
-    struct stat st;
-    if (lstat(path, &st) == 0)
-        return 0;
     int rc = 0;
     if (dir) {
         rc = mkdir(path, 0755);
@@ -157,7 +209,8 @@ int pd_ns_private_tmp(const struct pd_ns_spec *ns, char *err, size_t errlen)
             goto out;
         }
         snprintf(src, sizeof src, "/proc/self/fd/%d", fds[k]);
-        if (make_mount_point(ns->keep[k].path, S_ISDIR(st.st_mode), err, errlen) != 0 ||
+        const char *root = under(ns->keep[k].path, "/tmp") ? "/tmp" : "/dev/shm";
+        if (make_mount_point(ns->keep[k].path, root, S_ISDIR(st.st_mode), err, errlen) != 0 ||
             pd_ns_bind(src, ns->keep[k].path, keep_flags[ns->keep[k].mode], true, err, errlen) != 0)
             goto out;
     }

@@ -109,7 +109,8 @@ int pd_platform_apply(const struct pd_sandbox_spec *spec, const struct pd_platfo
     if (pd_landlock_apply(spec, ns, info->landlock_abi, err, errlen) < 0)
         return -1;
     const bool net_ns = ns->state == PD_NS_ACTIVE && ns->net_ns;
-    if (pd_seccomp_apply(spec->allow_network || net_ns, err, errlen) < 0)
+    /* no_new_privs is set: pd_landlock_apply needs it too. */
+    if (pd_seccomp_load(spec->allow_network || net_ns, err, errlen) < 0)
         return -1;
     if (pd_rlimits_apply_mem(&spec->limits, err, errlen) < 0)
         return -1;

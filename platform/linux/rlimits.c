@@ -28,6 +28,9 @@ static int lower_limit(resource_t resource, unsigned long long want, const char 
     rlim_t v = cur.rlim_max;
     if (cur.rlim_max == RLIM_INFINITY || want < (unsigned long long)cur.rlim_max)
         v = want >= (unsigned long long)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)want;
+    /* already so (inherited, or a policy value the user's limits match) */
+    if (cur.rlim_cur == v && cur.rlim_max == v)
+        return 0;
     const struct rlimit next = {.rlim_cur = v, .rlim_max = v};
     if (setrlimit(resource, &next) != 0) {
         pd_errf(err, errlen, "rlimit: set %s: %s", what, strerror(errno));

@@ -1,10 +1,13 @@
 /* platform/linux/seccomp.c - the seccomp layer: a deny list on an allow-all
- * default (seccomp_rules.c), native architecture only, loaded with
- * libseccomp. Other architectures' system calls kill the process: on x86_64
- * that covers i386 (int 0x80) and x32 (numbers with bit 30 set), which
- * libseccomp sends to the bad-architecture action as long as x32 is not in
- * the filter (tests/unit/test_platform_seccomp.c proves both). */
+ * default (seccomp_rules.c), the target architecture only. The program is
+ * compiled at build time (seccomp_prog.h), so loading it is one seccomp(2)
+ * call: no libseccomp in paldron, no probing of the kernel in the child (the
+ * launcher probes once, pd_seccomp_available), no allocation. Other
+ * architectures' system calls kill the process: on x86_64 that covers i386
+ * (int 0x80) and x32 (numbers with bit 30 set), since neither is in the
+ * program (tests/unit/test_platform_seccomp.c proves both). */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -13,7 +16,7 @@
 #include <linux/seccomp.h>
 
 #include "platform/linux/backend.h"
-#include "platform/linux/seccomp_rules.h"
+#include "platform/linux/seccomp_prog.h"
 
 bool pd_seccomp_available(void)
 {
@@ -30,71 +33,28 @@ bool pd_seccomp_available(void)
     return true;
 }
 
-static int add_rule(scmp_filter_ctx ctx, const struct pd_seccomp_rule *r, char *err, size_t errlen)
+int pd_seccomp_load(bool any_socket, char *err, size_t errlen)
 {
-    int nr = seccomp_syscall_resolve_name(r->name);
-    /* __NR_SCMP_ERROR: this libseccomp does not know the name. Another
-     * negative number: a pseudo-number for a call this architecture lacks.
-     * Either way there is nothing to refuse. */
-    if (nr < 0)
-        return 0;
-    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((unsigned int)r->err), nr, r->ncmp,
-                                    r->ncmp > 0 ? r->cmp : NULL);
-    if (rc < 0) {
-        pd_errf(err, errlen, "seccomp: add rule %s: %s", r->name, strerror(-rc));
+    const struct pd_seccomp_prog *p = &pd_seccomp_progs[any_socket ? 1 : 0];
+    /* The kernel only reads the program; sock_fprog just lacks the const. */
+    const struct sock_fprog prog = {
+        .len = p->len,
+        .filter = (struct sock_filter *)(uintptr_t)p->filter,
+    };
+    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0U, &prog) != 0) {
+        pd_errf(err, errlen, "seccomp: load filter: %s", strerror(errno));
         return -1;
     }
     return 0;
-}
-
-scmp_filter_ctx pd_seccomp_build(bool any_socket, char *err, size_t errlen)
-{
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    if (ctx == NULL) {
-        pd_errf(err, errlen, "seccomp: init filter failed");
-        return NULL;
-    }
-    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-    if (rc < 0) {
-        pd_errf(err, errlen, "seccomp: set bad-architecture action: %s", strerror(-rc));
-        goto fail;
-    }
-    /* Let seccomp_load report the kernel's errno instead of -ECANCELED. */
-    rc = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
-    if (rc < 0) {
-        pd_errf(err, errlen, "seccomp: set raw return codes: %s", strerror(-rc));
-        goto fail;
-    }
-#if defined(__x86_64__)
-    /* x32 must stay out of the filter: its absence is what kills x32 calls. */
-    if (seccomp_arch_exist(ctx, SCMP_ARCH_X32) != -EEXIST) {
-        pd_errf(err, errlen, "seccomp: x32 architecture unexpectedly in the filter");
-        goto fail;
-    }
-#endif
-    for (size_t i = 0; i < pd_seccomp_rules_n; i++) {
-        const struct pd_seccomp_rule *r = &pd_seccomp_rules[i];
-        if (r->when == PD_SECCOMP_NET_OFF && any_socket)
-            continue;
-        if (add_rule(ctx, r, err, errlen) < 0)
-            goto fail;
-    }
-    return ctx;
-fail:
-    seccomp_release(ctx);
-    return NULL;
 }
 
 int pd_seccomp_apply(bool any_socket, char *err, size_t errlen)
 {
-    scmp_filter_ctx ctx = pd_seccomp_build(any_socket, err, errlen);
-    if (ctx == NULL)
-        return -1;
-    int rc = seccomp_load(ctx);
-    seccomp_release(ctx);
-    if (rc < 0) {
-        pd_errf(err, errlen, "seccomp: load filter: %s", strerror(-rc));
+    /* Without CAP_SYS_ADMIN the kernel takes a filter only under
+     * no_new_privs. */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        pd_errf(err, errlen, "no_new_privs: prctl: %s", strerror(errno));
         return -1;
     }
-    return 0;
+    return pd_seccomp_load(any_socket, err, errlen);
 }

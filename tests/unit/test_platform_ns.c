@@ -66,6 +66,9 @@ static void teardown(void)
     rmdir(base);
 }
 
+/* Set by a case whose spec has protected paths only (no secret to mask). */
+static bool readonly_only;
+
 /* The spec of every case: network off, the three files, a shared report. */
 static struct pd_sandbox_spec spec_for(bool require, struct pd_ns_report *report)
 {
@@ -78,7 +81,7 @@ static struct pd_sandbox_spec spec_for(bool require, struct pd_ns_report *report
     s.ns.enable = true;
     s.ns.require = require;
     s.ns.workdir = base;
-    s.ns.hide = (struct pd_path_list){hide, 1};
+    s.ns.hide = (struct pd_path_list){hide, readonly_only ? 0 : 1};
     s.ns.readonly = (struct pd_path_list){ro, 1};
     s.ns.report = report;
     return s;
@@ -105,9 +108,11 @@ static void become_nobody(void)
 }
 
 /* Run check() in a child after pd_ns_apply; the child's exit status is the
- * number of the first failed check (0: all held). */
-static int in_child(bool as_nobody, bool require, bool refuse_unshare, struct pd_ns_report *r,
-                    int (*check)(void), char *err, size_t errlen)
+ * number of the first failed check (0: all held). refuse_nr: a system call
+ * a seccomp filter fails with refuse_err first, as a container's profile
+ * does (0: none). */
+static int in_child(bool as_nobody, bool require, int refuse_nr, int refuse_err,
+                    struct pd_ns_report *r, int (*check)(void), char *err, size_t errlen)
 {
     int pipefd[2];
     cr_assert(eq(int, pipe(pipefd), 0));
@@ -117,9 +122,10 @@ static int in_child(bool as_nobody, bool require, bool refuse_unshare, struct pd
         close(pipefd[0]);
         if (as_nobody)
             become_nobody();
-        if (refuse_unshare) {
+        if (refuse_nr != 0) {
             scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
-            if (!f || seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0) != 0 ||
+            if (!f ||
+                seccomp_rule_add(f, SCMP_ACT_ERRNO((unsigned)refuse_err), refuse_nr, 0) != 0 ||
                 seccomp_load(f) != 0)
                 _exit(91);
             seccomp_release(f);
@@ -219,7 +225,7 @@ Test(ns, user_namespace_floor)
 {
     struct pd_ns_report *r = shared_report();
     char err[PD_PLATFORM_ERR_MAX];
-    int rc = in_child(true, false, false, r, floor_holds, err, sizeof err);
+    int rc = in_child(true, false, 0, 0, r, floor_holds, err, sizeof err);
     cr_assert(eq(int, rc, 0), "check %d failed (%s; state %d, %s)", rc, err, r->state, r->cause);
     cr_expect(eq(int, r->state, PD_NS_ACTIVE));
     cr_expect(eq(int, r->user_ns, 1));
@@ -239,7 +245,7 @@ Test(ns, real_root_needs_no_user_namespace)
         cr_skip_test("needs root");
     struct pd_ns_report *r = shared_report();
     char err[PD_PLATFORM_ERR_MAX];
-    int rc = in_child(false, false, false, r, floor_holds, err, sizeof err);
+    int rc = in_child(false, false, 0, 0, r, floor_holds, err, sizeof err);
     cr_assert(eq(int, rc, 0), "check %d failed (%s)", rc, err);
     cr_expect(eq(int, r->state, PD_NS_ACTIVE));
     cr_expect(eq(int, r->user_ns, 0));
@@ -249,7 +255,7 @@ Test(ns, refused_falls_back_and_says_why)
 {
     struct pd_ns_report *r = shared_report();
     char err[PD_PLATFORM_ERR_MAX];
-    int rc = in_child(true, false, true, r, NULL, err, sizeof err);
+    int rc = in_child(true, false, SCMP_SYS(unshare), EPERM, r, NULL, err, sizeof err);
     cr_assert(eq(int, rc, 0), "%s", err);
     cr_expect(eq(int, r->state, PD_NS_REFUSED));
     cr_expect(eq(int, r->net_ns, 0));
@@ -260,7 +266,7 @@ Test(ns, refused_and_required_fails)
 {
     struct pd_ns_report *r = shared_report();
     char err[PD_PLATFORM_ERR_MAX];
-    int rc = in_child(true, true, true, r, NULL, err, sizeof err);
+    int rc = in_child(true, true, SCMP_SYS(unshare), EPERM, r, NULL, err, sizeof err);
     cr_assert(eq(int, rc, 92));
     cr_expect_not_null(strstr(err, "namespaces unavailable"), "%s", err);
     cr_expect_not_null(strstr(err, "require_namespaces = true"), "%s", err);
@@ -274,4 +280,51 @@ Test(ns, disabled_does_nothing)
     char err[PD_PLATFORM_ERR_MAX];
     cr_assert(eq(int, pd_ns_apply(&s, r, err, sizeof err), 0));
     cr_expect(eq(int, r->state, PD_NS_NOT_TRIED));
+}
+
+/* Read-only binds take one mount_setattr call; where it is refused (a
+ * kernel before 5.12: ENOSYS; a container's profile: EPERM) the remount
+ * that repeats the mount's locked flags does the same. */
+Test(ns, read_only_binds_without_mount_setattr)
+{
+    const int errs[] = {ENOSYS, EPERM};
+    for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
+        struct pd_ns_report *r = shared_report();
+        char err[PD_PLATFORM_ERR_MAX];
+        int rc = in_child(true, false, SCMP_SYS(mount_setattr), errs[k], r, floor_holds, err,
+                          sizeof err);
+        cr_assert(eq(int, rc, 0), "%s: check %d failed (%s; state %d, %s)", strerror(errs[k]), rc,
+                  err, r->state, r->cause);
+        cr_expect(eq(int, r->state, PD_NS_ACTIVE));
+        cr_expect(eq(u32, r->readonly, 1));
+        cr_expect(eq(u32, r->hidden, 1));
+    }
+}
+
+/* Protected paths alone: bound read-only onto themselves, no mask made. */
+static int readonly_holds(void)
+{
+    if (geteuid() != 0 && drop_capabilities() != 0)
+        return 9;
+    if (errno_of_open(protected_file, O_WRONLY | O_APPEND) != EROFS)
+        return 10;
+    if (errno_of_open(protected_file, O_RDONLY) != 0)
+        return 11;
+    if (errno_of_open(secret, O_RDWR) != 0)
+        return 12; /* not listed: untouched */
+    if (access("/tmp/.paldron-mask-file", F_OK) == 0 || access("/tmp/.paldron-mask-dir", F_OK) == 0)
+        return 13;
+    return 0;
+}
+
+Test(ns, protected_paths_alone)
+{
+    readonly_only = true;
+    struct pd_ns_report *r = shared_report();
+    char err[PD_PLATFORM_ERR_MAX];
+    int rc = in_child(true, false, 0, 0, r, readonly_holds, err, sizeof err);
+    cr_assert(eq(int, rc, 0), "check %d failed (%s; state %d, %s)", rc, err, r->state, r->cause);
+    cr_expect(eq(int, r->state, PD_NS_ACTIVE));
+    cr_expect(eq(u32, r->readonly, 1));
+    cr_expect(eq(u32, r->hidden, 0));
 }

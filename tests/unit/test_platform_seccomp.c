@@ -29,8 +29,11 @@
 #include <seccomp.h>
 
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 
 #include "platform/linux/backend.h"
+#include "platform/linux/seccomp_build.h"
+#include "platform/linux/seccomp_prog.h"
 #include "platform/linux/seccomp_rules.h"
 #include "platform/platform.h"
 
@@ -155,6 +158,64 @@ Test(seccomp_table, family_rules_only_when_sockets_are_restricted)
     cr_assert(gt(sz, closed_net, open_net));
     cr_assert_not_null(strstr(pfc(true), "\"process_vm_readv\""));
     cr_assert_not_null(strstr(pfc(true), "invalid architecture action\naction KILL_PROCESS"));
+}
+
+/* ---- the programs compiled at build time -------------------------------- */
+
+/* What libseccomp builds now from the table, exported as BPF into buf; its
+ * length in instructions. */
+static size_t exported(bool any_socket, struct sock_filter *buf, size_t cap)
+{
+    char err[PD_PLATFORM_ERR_MAX];
+    scmp_filter_ctx ctx = pd_seccomp_build(any_socket, err, sizeof err);
+    cr_assert_not_null(ctx, "%s", err);
+    int fd = memfd_create("bpf", MFD_CLOEXEC);
+    cr_assert(ge(int, fd, 0));
+    cr_assert(eq(int, seccomp_export_bpf(ctx, fd), 0));
+    seccomp_release(ctx);
+    ssize_t n = pread(fd, buf, cap * sizeof *buf, 0);
+    close(fd);
+    cr_assert(gt(long, (long)n, 0L));
+    cr_assert(eq(long, (long)((size_t)n % sizeof *buf), 0L));
+    cr_assert(lt(long, (long)n, (long)(cap * sizeof *buf)));
+    return (size_t)n / sizeof *buf;
+}
+
+/* The generated file (seccomp_prog.c) is what the table says: the build
+ * regenerates it when seccomp_rules.c changes, and this catches any other
+ * way the two could part (a stale file, another libseccomp). */
+Test(seccomp_prog, generated_programs_equal_the_table)
+{
+    static struct sock_filter want[BPF_MAXINSNS + 1];
+    for (int any = 0; any < 2; any++) {
+        size_t n = exported(any, want, BPF_MAXINSNS + 1);
+        const struct pd_seccomp_prog *got = &pd_seccomp_progs[any];
+        cr_assert(eq(sz, (size_t)got->len, n), "any_socket %d: %u instructions, table %zu", any,
+                  got->len, n);
+        for (size_t i = 0; i < n; i++) {
+            const struct sock_filter *g = &got->filter[i], *w = &want[i];
+            cr_assert(g->code == w->code && g->jt == w->jt && g->jf == w->jf && g->k == w->k,
+                      "any_socket %d: instruction %zu differs", any, i);
+        }
+    }
+}
+
+/* The programs are for this machine: the first instructions check the
+ * audit architecture libseccomp calls native, and kill on any other. */
+Test(seccomp_prog, programs_check_the_native_architecture)
+{
+    for (int any = 0; any < 2; any++) {
+        const struct pd_seccomp_prog *p = &pd_seccomp_progs[any];
+        cr_assert(gt(int, p->len, 3));
+        cr_assert(eq(u32, p->filter[0].code, (uint32_t)(BPF_LD | BPF_W | BPF_ABS)));
+        cr_assert(eq(u32, p->filter[0].k, 4u)); /* offsetof(struct seccomp_data, arch) */
+        cr_assert(eq(u32, p->filter[1].code, (uint32_t)(BPF_JMP | BPF_JEQ | BPF_K)));
+        cr_assert(eq(u32, p->filter[1].k, seccomp_arch_native()));
+        /* the mismatch branch ends in KILL_PROCESS */
+        const struct sock_filter *kill = &p->filter[2 + p->filter[1].jf];
+        cr_assert(eq(u32, kill->code, (uint32_t)(BPF_RET | BPF_K)));
+        cr_assert(eq(u32, kill->k, (uint32_t)SECCOMP_RET_KILL_PROCESS));
+    }
 }
 
 /* Every unconditional rule, called with arguments that make the call fail
