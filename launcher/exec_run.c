@@ -300,6 +300,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     struct pd_findings warn = {0}, deny = {0}, layer = {0};
     struct pd_scan *scan = NULL;
     struct pd_git_scan *git_scan = NULL;
+    struct pd_scan_reuse *reuse = NULL; /* directory listings of the last run */
     struct pd_outscan *outscan = NULL;
     struct pd_outscan *known = NULL; /* the content scan of changed files */
     struct pd_known_later content_later = {0};
@@ -352,7 +353,8 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     /* the repositories that exist now: the live gate's policy protects
      * their config and hooks, so this comes before it is compiled */
     pd_timing_mark("roots");
-    git_scan = pd_git_scan_before(ctx);
+    reuse = pd_scan_reuse_open(ctx, p->isolated);
+    git_scan = pd_git_scan_before_reusing(ctx, reuse);
     pd_timing_mark("git-before");
     if (!git_scan) {
         pd_err("scan: cannot record the git repositories before the run: %s", strerror(errno));
@@ -391,7 +393,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     }
 
     pd_timing_mark("env");
-    scan = pd_scan_snapshot(ctx, !p->isolated, &warn);
+    scan = pd_scan_snapshot_reusing(ctx, !p->isolated, reuse, &warn);
     pd_timing_mark("snapshot");
     if (!scan) {
         pd_err("scan: cannot record the workspace before the run: %s", strerror(errno));
@@ -471,6 +473,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     rc = p->routed ? pd_exec_routed_report(p, o, &deny) : pd_exec_report(p, o, &deny);
 out:
     pd_scan_free(scan);
+    pd_scan_reuse_free(reuse);
     pd_git_scan_free(git_scan);
     pd_outscan_free(outscan);
     pd_outscan_free(known);

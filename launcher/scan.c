@@ -1,6 +1,8 @@
 /* launcher/scan.c - snapshot and compare of the workspace and the writable
  * roots outside it (scan.h). One walk serves three modes:
- *   SNAPSHOT  before the run: record directories and denied entries;
+ *   SNAPSHOT  before the run: record directories and denied entries (the
+ *             entries of a directory unchanged since the last run come
+ *             from its kept listing, scan_reuse.c);
  *   REREAD    after the run, a recorded directory whose times changed:
  *             judge the entries that have no record;
  *   FRESH     after the run, a directory that did not exist: every denied
@@ -119,11 +121,17 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
 /* Visit the entries of the open directory path (flags: the directory's).
  * Subdirectories to walk next are appended to subdirs with their flags and
  * mode. */
-static void visit(struct pd_scan *s, int fd, char *path, size_t len, int flags, enum mode mode,
-                  struct pd_entries *subdirs)
+static void visit(struct pd_scan *s, int fd, const struct stat *st, bool may_keep, char *path,
+                  size_t len, int flags, enum mode mode, struct pd_entries *subdirs)
 {
     struct pd_entries ents = {0};
-    if (pd_read_entries(fd, &ents) < 0) {
+    /* Before the run, an unchanged directory's entries may come from the
+     * last run's listing (scan_reuse.c): it holds every entry this loop
+     * acts on; every entry when the directory itself is denied. */
+    int rc = mode == SNAPSHOT ? pd_reuse_entries(s->reuse, fd, path, len, st,
+                                                 (flags & F_DENIED) || s->degraded, may_keep, &ents)
+                              : pd_read_entries(fd, &ents);
+    if (rc < 0) {
         int e = errno;
         if (mode == SNAPSHOT) {
             char subject[PD_PATH_MAX];
@@ -302,7 +310,7 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
         note_ctime(s, &st);
     }
     struct pd_entries subdirs = {0};
-    visit(s, fd, path, len, flags, mode, &subdirs);
+    visit(s, fd, &st, g.fd < 0, path, len, flags, mode, &subdirs);
     close(fd);
     /* The mode goes back after the subtree: a directory without search
      * permission would keep the walk out of its subdirectories. */
@@ -345,11 +353,18 @@ static int root_flags(struct pd_scan *s, const char *path)
 
 struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct pd_findings *warn)
 {
+    return pd_scan_snapshot_reusing(ctx, degraded, NULL, warn);
+}
+
+struct pd_scan *pd_scan_snapshot_reusing(const struct pd_ctx *ctx, bool degraded,
+                                         struct pd_scan_reuse *r, struct pd_findings *warn)
+{
     struct pd_scan *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->ctx = ctx;
     s->degraded = degraded;
+    s->reuse = r;
     clock_gettime(CLOCK_REALTIME_COARSE, &s->start);
     s->warn = warn;
     s->found = warn; /* not used while taking the snapshot */
@@ -379,6 +394,7 @@ struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct
         errno = ENOMEM;
         return NULL;
     }
+    pd_reuse_finish(r, ctx);
     return s;
 }
 
@@ -523,7 +539,7 @@ static void compare_dir(struct pd_scan *s, size_t i, size_t j, char *path)
     }
     struct pd_entries subdirs = {0};
     if (!same_dir(d, &st))
-        visit(s, fd, path, len, flags, REREAD, &subdirs);
+        visit(s, fd, &st, false, path, len, flags, REREAD, &subdirs);
     compare_files(s, fd, i + 1, j);
     close(fd);
     descend(s, path, len, &subdirs, d->dev);
@@ -534,6 +550,7 @@ void pd_scan_compare(struct pd_scan *s, struct pd_findings *found, struct pd_fin
     char path[PD_PATH_MAX];
     s->found = found;
     s->warn = warn;
+    pd_reuse_after_run(s->reuse);
     for (size_t k = 0; k < s->ntrees; k++) {
         const struct tree *t = &s->trees[k];
         struct stat st;

@@ -30,11 +30,34 @@
 
 struct pd_scan;
 
+/* Directory listings kept from one run to the next (scan_reuse.c), so that
+ * the walks before a run read only the directories that changed:
+ *
+ *   struct pd_scan_reuse *r = pd_scan_reuse_open(ctx, isolated);  before the git check
+ *   g = pd_git_scan_before_reusing(ctx, r);
+ *   s = pd_scan_snapshot_reusing(ctx, degraded, r, &warnings);   keeps this run's listings
+ *   ... run, pd_scan_compare(s, ...) ...
+ *   pd_scan_free(s); pd_scan_reuse_free(r);
+ *
+ * Never NULL for want of a file: a missing, foreign or damaged one means
+ * every directory is read. NULL only when out of memory (then pass NULL:
+ * every directory is read). A run that is not isolated neither reads nor
+ * keeps listings. */
+struct pd_scan_reuse;
+struct pd_scan_reuse *pd_scan_reuse_open(const struct pd_ctx *ctx, bool isolated);
+/* How many directories were listed from the kept file (tests, benchmarks). */
+size_t pd_scan_reuse_hits(const struct pd_scan_reuse *r);
+void pd_scan_reuse_free(struct pd_scan_reuse *r);
+
 /* Snapshot ctx->workspace and the policy's writable roots outside it.
  * degraded: also record files outside the writable roots (no kernel layer
  * kept the command out of them). ctx must outlive the scan. Returns NULL
  * with errno (ENOMEM) when the snapshot could not be recorded. */
 struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct pd_findings *warn);
+/* The same, with the listings of r (NULL: none); r must outlive the scan.
+ * Writes r's file for the next run (every writable root is known now). */
+struct pd_scan *pd_scan_snapshot_reusing(const struct pd_ctx *ctx, bool degraded,
+                                         struct pd_scan_reuse *r, struct pd_findings *warn);
 
 /* Wait (briefly, only when something changed in the last clock tick) until
  * any change from now on gets a ctime later than every recorded one. */

@@ -11,7 +11,9 @@
  * Only the workspace and the writable roots are walked (the run can write
  * nowhere else), without following links and on one file system per tree,
  * like the post-run scan; inside a git directory, objects/, refs/ and
- * logs/ are not walked (no repository lives there that git would find). */
+ * logs/ are not walked (no repository lives there that git would find).
+ * Before the run, a directory unchanged since the last run is not read
+ * again: its kept listing (scan_reuse.c) holds every name looked for here. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +60,7 @@ struct pd_git_scan {
     size_t ndirs, capdirs;
     bool recording; /* the walk before the run */
     bool failed;
+    struct pd_scan_reuse *reuse; /* listings kept between runs (NULL: none) */
 };
 
 /* ---- lines --------------------------------------------------------------- */
@@ -412,9 +415,8 @@ static const struct dirrec *find_dir(const struct pd_git_scan *g, const char *pa
  * records, the others are new and walked whole. */
 static void walk(struct pd_git_scan *g, char *path, size_t len, dev_t dev, bool rescan)
 {
-    /* getdents64 on the descriptor itself, read whole before descending:
-     * one descriptor open at a time whatever the depth (as scan.c) */
-    static _Alignas(struct dirent64) char buf[65536];
+    /* read whole before descending: one descriptor open at a time whatever
+     * the depth (as scan.c) */
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     if (fd < 0)
@@ -425,20 +427,22 @@ static void walk(struct pd_git_scan *g, char *path, size_t len, dev_t dev, bool 
     }
     if (g->recording)
         record_dir(g, path, &st);
-    struct pd_entries ents = {0};
+    /* Before the run, an unchanged directory's entries may come from the
+     * last run's listing (scan_reuse.c): it holds every name seen() acts
+     * on. A read error keeps what was read, as before. */
+    struct pd_entries all = {0}, ents = {0};
     struct dir_seen s = {0};
-    for (;;) {
-        ssize_t n = getdents64(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        for (ssize_t off = 0; off < n;) {
-            const struct dirent64 *de = (const struct dirent64 *)(const void *)(buf + off);
-            off += de->d_reclen;
-            seen(g, fd, de->d_name, de->d_type, &s, &ents);
-        }
+    int rc = g->recording ? pd_reuse_entries(g->reuse, fd, path, len, &st, false, true, &all)
+                          : pd_read_entries(fd, &all);
+    if (rc != 0 && errno == ENOMEM)
+        g->failed = true;
+    for (size_t off = 0; off < all.len;) {
+        const char *nm = all.buf + off + 1;
+        unsigned char type = (unsigned char)all.buf[off];
+        off += strlen(nm) + 2;
+        seen(g, fd, nm, type, &s, &ents);
     }
+    free(all.buf);
     close(fd);
     bool head = s.head, objects = s.objects, refs = s.refs, commondir = s.commondir;
     /* a directory called .git is one whatever it holds (fail closed: the
@@ -521,10 +525,16 @@ static void compare_dirs(struct pd_git_scan *g)
 
 struct pd_git_scan *pd_git_scan_before(struct pd_ctx *ctx)
 {
+    return pd_git_scan_before_reusing(ctx, NULL);
+}
+
+struct pd_git_scan *pd_git_scan_before_reusing(struct pd_ctx *ctx, struct pd_scan_reuse *r)
+{
     struct pd_git_scan *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->ctx = ctx;
+    g->reuse = r;
     g->recording = true;
     walk_all(g);
     g->recording = false;

@@ -26,6 +26,7 @@
 #define PALDRON_LAUNCHER_SCAN_GIT_H
 
 #include "launcher/exec_findings.h"
+#include "launcher/scan.h"
 #include "policy/policy.h"
 
 struct pd_git_scan;
@@ -33,6 +34,8 @@ struct pd_git_scan;
 /* Find and record the repositories; sets ctx->git_dirs_known. ctx must
  * outlive the scan. NULL with errno (ENOMEM). */
 struct pd_git_scan *pd_git_scan_before(struct pd_ctx *ctx);
+/* The same, with the directory listings of r (scan.h; NULL: none). */
+struct pd_git_scan *pd_git_scan_before_reusing(struct pd_ctx *ctx, struct pd_scan_reuse *r);
 
 /* Compare with the state after the run; findings go to found. */
 void pd_git_scan_after(struct pd_git_scan *g, struct pd_findings *found);

@@ -95,6 +95,7 @@ struct pd_scan {
     struct timespec start;     /* when the snapshot began (pd_scan_each_changed_file) */
     size_t nfiles;
     struct pd_findings *found, *warn;
+    struct pd_scan_reuse *reuse; /* listings kept between runs (NULL: none) */
     /* Modes the compare changed: put back when it ends, because it visits
      * the records one after the other and a directory's records below it
      * need its search permission. */
@@ -149,6 +150,23 @@ int pd_entries_add(struct pd_entries *e, unsigned char type, const char *name, s
 /* Append every entry of fd but "." and ".."; the descriptor stays open.
  * 0, or -1 with errno (what was read before stays in out). */
 int pd_read_entries(int fd, struct pd_entries *out);
+
+/* ---- listings kept between runs (scan_reuse.c) ---------------------------- */
+
+/* The entries of the directory open as fd, at path (len bytes), st its
+ * fstat: the kept listing when r holds one for this very directory with
+ * these times (need_full: only a listing of every entry will do), else
+ * read with pd_read_entries and kept for the next run (may_keep: false
+ * when the scan changed the directory's mode to read it). A kept listing
+ * has only the entries a walk acts on (scan_reuse.c); a walk must ignore
+ * the others. r NULL: pd_read_entries. Returns as pd_read_entries. */
+int pd_reuse_entries(struct pd_scan_reuse *r, int fd, const char *path, size_t len,
+                     const struct stat *st, bool need_full, bool may_keep, struct pd_entries *out);
+/* After the snapshot, every writable root known: write the file for the
+ * next run, or remove it if this run could write it. */
+void pd_reuse_finish(struct pd_scan_reuse *r, const struct pd_ctx *ctx);
+/* After the run: remove the file again if the run could write it. */
+void pd_reuse_after_run(struct pd_scan_reuse *r);
 
 /* ---- names (scan_names.c) ----------------------------------------------- */
 
