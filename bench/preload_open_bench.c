@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "policy/compiled_image.h"
 #include "policy/policy.h"
 
 extern char **environ;
@@ -85,15 +86,12 @@ static int compile(const char *ws, const char *run)
         return 2;
     }
     pd_ctx_set_path_env(&ctx, getenv("PATH"));
-    char *text = pd_compile(&ctx);
     char path[PD_PATH_MAX];
     snprintf(path, sizeof path, "%s/policy.compiled", run);
-    FILE *f = text ? fopen(path, "w") : NULL;
-    if (!f || fputs(text, f) == EOF || fclose(f) != 0) {
-        fprintf(stderr, "preload_open_bench: cannot write %s\n", path);
+    if (pd_image_write(&ctx, NULL, NULL, path, 0400) != 0) {
+        fprintf(stderr, "preload_open_bench: cannot write %s: %s\n", path, strerror(errno));
         return 2;
     }
-    free(text);
     pd_ctx_free(&ctx);
     pd_policy_free(&pol);
     return 0;

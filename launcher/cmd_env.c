@@ -14,6 +14,7 @@
 #include "launcher/exec.h"
 #include "launcher/launcher.h"
 #include "launcher/preload_path.h"
+#include "policy/compiled_image.h"
 
 /* Print s single-quoted for sh. */
 static void put_quoted(const char *s)
@@ -28,25 +29,12 @@ static void put_quoted(const char *s)
     putchar('\'');
 }
 
-static int write_compiled(const char *dir, const char *text)
+/* The image the preload maps (policy/compiled_image.h). */
+static int write_compiled(const char *dir, const struct pd_ctx *ctx)
 {
     char path[PD_PATH_MAX];
     snprintf(path, sizeof path, "%s/policy.compiled", dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
-    if (fd < 0)
-        return -1;
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            close(fd);
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    return close(fd);
+    return pd_image_write(ctx, NULL, NULL, path, 0400);
 }
 
 int pd_cmd_env(const struct pd_cli *cli)
@@ -68,13 +56,12 @@ int pd_cmd_env(const struct pd_cli *cli)
         tmp = "/tmp";
     char dir[PD_PATH_MAX];
     snprintf(dir, sizeof dir, "%s/paldron-env-XXXXXX", tmp);
-    char *text = NULL;
     rc = PD_EXIT_BROKEN;
     if (pd_ctx_add_root(&ctx, tmp) || pd_ctx_add_root(&ctx, "/dev/shm")) {
         pd_err("env: %s: %s", tmp, strerror(errno));
     } else if (!mkdtemp(dir)) {
         pd_err("env: cannot create %s: %s", dir, strerror(errno));
-    } else if (!(text = pd_compile(&ctx)) || write_compiled(dir, text)) {
+    } else if (write_compiled(dir, &ctx)) {
         pd_err("env: cannot write %s/policy.compiled: %s", dir, strerror(errno));
     } else {
         const char *old = getenv("LD_PRELOAD");
@@ -105,7 +92,6 @@ int pd_cmd_env(const struct pd_cli *cli)
         putchar('\n');
         rc = PD_EXIT_ALLOW;
     }
-    free(text);
     pd_ctx_free(&ctx);
     pd_policy_free(&pol);
     return rc;

@@ -18,22 +18,9 @@
 #include "launcher/live.h"
 #include "policy/toml_lex.h"
 #include "platform/platform.h"
+#include "policy/compiled_image.h"
 #include "policy/kernel_grants.h"
 #include "policy/report.h"
-
-static int write_all(int fd, const char *text, size_t len)
-{
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        off += (size_t)w;
-    }
-    return 0;
-}
 
 int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_dir, const char *lib,
                  bool audit, const char *log_path, char *err, size_t errlen)
@@ -115,19 +102,17 @@ int pd_live_write_policy(struct pd_live *l, const struct pd_sandbox_spec *spec, 
                          size_t errlen)
 {
     struct pd_kernel_grants g;
-    char *text = NULL;
+    int rc = -1;
+    errno = ENOMEM;
     if (!spec || grants_of(spec, &g) == 0)
-        text = pd_compile_grants(l->ctx, spec ? &g : NULL);
+        rc = pd_image_write(l->ctx, spec ? &g : NULL, NULL, l->compiled, 0400);
+    int saved = errno;
     if (spec)
         pd_kernel_grants_free(&g);
-    int fd = text ? open(l->compiled, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400) : -1;
-    if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd)) {
-        snprintf(err, errlen, "live gate: write %s: %s", l->compiled,
-                 strerror(text ? errno : ENOMEM));
-        free(text);
+    if (rc != 0) {
+        snprintf(err, errlen, "live gate: write %s: %s", l->compiled, strerror(saved));
         return -1;
     }
-    free(text);
     return 0;
 }
 

@@ -74,11 +74,12 @@ struct pd_live {
 int pd_live_open(struct pd_live *l, const struct pd_ctx *ctx, const char *run_dir, const char *lib,
                  bool audit, const char *log_path, char *err, size_t errlen);
 
-/* Write <run_dir>/policy.compiled (read-only): the context given to
- * pd_live_open and, with spec (NULL: no kernel layers), what the kernel
- * layers grant (policy/kernel_grants.h), so that the preload can name a
- * kernel layer that refused a call. After the spec and the namespace plan
- * are complete, before the run. Returns 0, or -1 with err. */
+/* Write <run_dir>/policy.compiled (read-only), the image the preload maps
+ * (policy/compiled_image.h): the context given to pd_live_open, its
+ * allow_binaries resolved, and, with spec (NULL: no kernel layers), what
+ * the kernel layers grant (policy/kernel_grants.h), so that the preload
+ * can name a kernel layer that refused a call. After the spec and the
+ * namespace plan are complete, before the run. Returns 0, or -1 with err. */
 struct pd_sandbox_spec;
 int pd_live_write_policy(struct pd_live *l, const struct pd_sandbox_spec *spec, char *err,
                          size_t errlen);

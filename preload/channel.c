@@ -190,6 +190,7 @@ static bool send_record(const char *sock_path, const char *buf, size_t n)
  * set then); under `paldron env` or a degraded run nothing else gates it. */
 static void print_event(const struct pd_state *s, const struct pd_event *ev)
 {
+    bool layers = s && s->img && pd_image_str(s->img, s->img->temp_home)[0];
     struct line l = {.n = 0};
     bool coverage = strcmp(ev->kind, PD_REPORT_COVERAGE) == 0;
     add(&l, "paldron: ");
@@ -206,9 +207,9 @@ static void print_event(const struct pd_state *s, const struct pd_event *ev)
         add(&l, " ");
         add(&l, ev->pattern);
     }
-    add(&l, !coverage             ? ") [live]"
-            : s->ctx.temp_home[0] ? ") [kernel layers only]"
-                                  : ") [not gated: no kernel layers in this mode]");
+    add(&l, !coverage ? ") [live]"
+            : layers  ? ") [kernel layers only]"
+                      : ") [not gated: no kernel layers in this mode]");
     flush(&l);
 }
 
@@ -229,7 +230,9 @@ void pd_emit(const struct pd_state *s, const struct pd_event *ev, bool print_fal
     };
     char buf[PD_REPORT_MAX];
     size_t n = pd_report_encode(&r, buf, sizeof buf);
-    bool sent = n > 0 && s->sock_path[0] && send_record(s->sock_path, buf, n);
+    char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    bool sent =
+        n > 0 && pd_run_file(PD_REPORT_SOCK, sock, sizeof sock) && send_record(sock, buf, n);
     if (!sent && print_fallback)
         print_event(s, ev);
 }

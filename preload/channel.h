@@ -29,6 +29,8 @@ struct pd_event {
  * captured stderr as a denial (launcher/live.h). The call is refused
  * either way. */
 void pd_emit(const struct pd_state *s, const struct pd_event *ev, bool print_fallback);
+/* (s may be NULL when there is no state yet: the policy could not be
+ * loaded.) */
 
 /* PALDRON_DEBUG=1: paldron-preload[<pid>]: <program> <op> <path> -> <what> */
 void pd_trace(const char *op, const char *path, const char *what, const char *reason,

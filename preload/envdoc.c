@@ -4,21 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "preload/envdoc.h"
 #include "preload/loader_env.h"
 #include "preload/state.h"
+#include "preload/vfork.h"
 
 static char audit_kv[] = PD_ENV_AUDIT "=1";
 static char debug_kv[] = PD_ENV_DEBUG "=1";
 
-static const char *const ours[] = {PD_ENV_LD,    PD_ENV_PRELOAD, PD_ENV_RUN,
-                                   PD_ENV_AUDIT, PD_ENV_DEBUG,   NULL};
+static const char ours[][16] = {PD_ENV_LD,    PD_ENV_PRELOAD, PD_ENV_RUN,
+                                PD_ENV_AUDIT, PD_ENV_DEBUG,   ""};
 
 static bool is_ours(const char *entry)
 {
-    for (size_t k = 0; ours[k]; k++) {
+    for (size_t k = 0; ours[k][0]; k++) {
         size_t n = strlen(ours[k]);
         if (strncmp(entry, ours[k], n) == 0 && entry[n] == '=')
             return true;
@@ -41,9 +41,10 @@ static char *unconst(const char *s)
  * a loaded policy nothing is known to be safe. */
 static bool outside_roots(const char *entry, size_t n, bool bare_ok)
 {
-    const struct pd_state *s = pd_state();
+    struct pd_state s;
+    pd_state_load(&s);
     char raw[PD_PATH_MAX], real[PD_PATH_MAX];
-    if (s->mode != PD_MODE_ACTIVE || n == 0 || n >= sizeof raw)
+    if (s.mode != PD_MODE_ACTIVE || n == 0 || n >= sizeof raw)
         return false;
     if (bare_ok && !memchr(entry, '/', n))
         return true;
@@ -53,8 +54,10 @@ static bool outside_roots(const char *entry, size_t n, bool bare_ok)
     raw[n] = '\0';
     if (!realpath(raw, real))
         return false;
-    for (size_t k = 0; k < s->ctx.nroots; k++)
-        if (pd_path_under(real, s->ctx.roots[k]))
+    size_t nroots;
+    const uint32_t *roots = pd_image_list(s.img, PD_IL_ROOTS, &nroots);
+    for (size_t k = 0; k < nroots; k++)
+        if (pd_path_under(real, pd_image_str(s.img, roots[k])))
             return false;
     return true;
 }
@@ -120,11 +123,9 @@ int pd_envbuf_build(struct pd_envbuf *b, char *const envp[])
     b->v = b->small;
     if (need > PD_ENV_STACK) {
         b->maplen = need * sizeof(char *);
-        void *m = mmap(NULL, b->maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) {
-            errno = ENOMEM;
+        void *m = pd_scratch_map(b->maplen);
+        if (!m)
             return -1;
-        }
         b->map = m;
         b->v = m;
     }
@@ -152,7 +153,7 @@ int pd_envbuf_build(struct pd_envbuf *b, char *const envp[])
 void pd_envbuf_release(struct pd_envbuf *b)
 {
     if (b->map)
-        munmap(b->map, b->maplen);
+        pd_scratch_unmap(b->map, b->maplen);
     b->map = NULL;
 }
 
@@ -175,7 +176,7 @@ void pd_environ_fix(void)
     put(PD_ENV_LD, ld);
     bool lib = pd_ld_library_path_value(getenv(PD_ENV_LIBPATH), ld, sizeof ld);
     put(PD_ENV_LIBPATH, lib ? ld : NULL);
-    for (size_t k = 0; pd_loader_hooks[k]; k++)
+    for (size_t k = 0; pd_loader_hooks[k][0]; k++)
         put(pd_loader_hooks[k], NULL);
     put(PD_ENV_PRELOAD, e->lib);
     put(PD_ENV_RUN, e->run);

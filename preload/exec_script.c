@@ -1,18 +1,19 @@
 /* preload/exec_script.c - see exec_script.h. Reads the "#!" line as
  * fs/binfmt_script.c does: the interpreter is the first word (relative to
  * the working directory when it has no leading '/'), the rest of the line,
- * trimmed, is one optional argument. Allocates with mmap only. */
+ * trimmed, is one optional argument. Allocates with mmap only
+ * (pd_scratch_map: it may run in a vfork child). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/exec_script.h"
+#include "preload/vfork.h"
 
 #define SCRIPT_LINE_MAX 256 /* the kernel reads at most this much of the line */
 
@@ -64,16 +65,19 @@ bool pd_script_prepare(const struct pd_state *s, const char *path, const char *a
     char real[PD_PATH_MAX];
     r->argv = NULL;
     /* a script allowed by its own entry keeps its root executable */
-    if (s->policy.allow_binaries.n == 0 || !realpath(abs, real) || !in_roots(&s->ctx, real) ||
-        pd_binary_entry_of(&s->ctx, abs) ||
+    if (s->mode != PD_MODE_ACTIVE || s->img->lists[PD_IL_allow_binaries].n == 0 ||
+        !realpath(abs, real))
+        return false;
+    const struct pd_full *f = pd_full(s);
+    if (!f || !in_roots(&f->ctx, real) || pd_binary_entry_of(&f->ctx, abs) ||
         !read_line(abs, r->interp, sizeof r->interp, r->arg, sizeof r->arg))
         return false;
     size_t n = 0;
     while (argv && argv[n])
         n++;
     r->maplen = (n + 4) * sizeof(char *);
-    void *m = mmap(NULL, r->maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    void *m = pd_scratch_map(r->maplen);
+    if (!m)
         return false;
     r->argv = m;
     size_t k = 0;
@@ -91,7 +95,7 @@ void pd_script_release(struct pd_script_run *r)
 {
     int err = errno;
     if (r->argv)
-        munmap(r->argv, r->maplen);
+        pd_scratch_unmap(r->argv, r->maplen);
     r->argv = NULL;
     errno = err;
 }

@@ -14,7 +14,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,6 +29,7 @@
 #include "preload/match.h"
 
 #define PD_REASON_NOT_LOADED "policy not loaded"
+#define PD_REASON_NO_MEMORY  "no memory for the policy"
 
 const struct pd_state *pd_enter(struct pd_call *call)
 {
@@ -35,12 +39,12 @@ const struct pd_state *pd_enter(struct pd_call *call)
         return NULL;
     call->guard = pd_guard_enter();
     call->entered = true;
-    const struct pd_state *s = pd_state();
-    if (s->mode == PD_MODE_PASS) {
+    pd_state_load(&call->state);
+    if (call->state.mode == PD_MODE_PASS) {
         pd_leave(call);
         return NULL;
     }
-    return s;
+    return &call->state;
 }
 
 void pd_leave(struct pd_call *call)
@@ -79,7 +83,27 @@ static atomic_long cwd_writer; /* pid of the publishing thread's process, 0: non
 static atomic_ulong cwd_seq;   /* odd: being written */
 static atomic_ulong cwd_gen;   /* generation the copy was taken in */
 static atomic_size_t cwd_len;  /* strlen of the copy */
-static _Atomic char cwd_path[PD_PATH_MAX];
+/* The copy's bytes: a page mapped on first use (PD_PATH_MAX bytes), so
+ * that a process that never resolves a relative path does not carry it,
+ * and a library whose data fits its file needs no extra mapping to load. */
+static _Atomic(_Atomic char *) cwd_path;
+
+/* The copy's bytes, mapped now if they are not yet. */
+static _Atomic char *cwd_bytes(void)
+{
+    _Atomic char *p = atomic_load_explicit(&cwd_path, memory_order_acquire);
+    if (p)
+        return p;
+    void *m = mmap(NULL, PD_PATH_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    _Atomic char *seen = NULL;
+    if (!atomic_compare_exchange_strong(&cwd_path, &seen, (_Atomic char *)m)) {
+        munmap(m, PD_PATH_MAX);
+        return seen;
+    }
+    return m;
+}
 
 void pd_cwd_changed(void)
 {
@@ -90,13 +114,14 @@ void pd_cwd_changed(void)
 static bool cwd_read(unsigned long gen, char *out, size_t len)
 {
     unsigned long s1 = atomic_load_explicit(&cwd_seq, memory_order_acquire);
-    if (s1 & 1 || atomic_load_explicit(&cwd_gen, memory_order_relaxed) != gen)
+    _Atomic char *bytes = atomic_load_explicit(&cwd_path, memory_order_acquire);
+    if (!bytes || s1 & 1 || atomic_load_explicit(&cwd_gen, memory_order_relaxed) != gen)
         return false;
     size_t n = atomic_load_explicit(&cwd_len, memory_order_relaxed);
     if (n == 0 || n >= len || n >= PD_PATH_MAX)
         return false;
     for (size_t k = 0; k < n; k++)
-        out[k] = atomic_load_explicit(&cwd_path[k], memory_order_relaxed);
+        out[k] = atomic_load_explicit(&bytes[k], memory_order_relaxed);
     out[n] = '\0';
     atomic_thread_fence(memory_order_acquire);
     return atomic_load_explicit(&cwd_seq, memory_order_relaxed) == s1;
@@ -109,7 +134,8 @@ static bool cwd_read(unsigned long gen, char *out, size_t len)
 static void cwd_publish(unsigned long gen, const char *path)
 {
     size_t n = strlen(path);
-    if (n >= PD_PATH_MAX)
+    _Atomic char *bytes = cwd_bytes();
+    if (n >= PD_PATH_MAX || !bytes)
         return;
     long self = (long)getpid();
     long owner = 0;
@@ -121,7 +147,7 @@ static void cwd_publish(unsigned long gen, const char *path)
     atomic_store_explicit(&cwd_seq, seq, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     for (size_t k = 0; k < n; k++)
-        atomic_store_explicit(&cwd_path[k], path[k], memory_order_relaxed);
+        atomic_store_explicit(&bytes[k], path[k], memory_order_relaxed);
     atomic_store_explicit(&cwd_len, n, memory_order_relaxed);
     atomic_store_explicit(&cwd_gen, gen, memory_order_relaxed);
     atomic_store_explicit(&cwd_seq, seq + 1, memory_order_release);
@@ -167,10 +193,11 @@ bool pd_verdict_ok(const struct pd_state *s, const char *op, const char *subject
         return true;
     }
     const char *pattern = v->pattern ? v->pattern : "";
-    const char *kind = pd_refusal_kind(v, e->audit); /* preload/kernel_would_refuse.h */
+    const char *why = "";
+    const char *kind = pd_refusal_kind(s->img, v, e->audit, &why); /* kernel_would_refuse.h */
     if (!kind) {
         if (e->debug)
-            pd_trace(op, subject, "pass", "the kernel refuses it anyway", pattern);
+            pd_trace(op, subject, "pass", why, pattern);
         return true;
     }
     if (e->debug)
@@ -189,16 +216,28 @@ bool pd_closed_ok(const struct pd_state *s, const char *op, const char *subject)
     return false;
 }
 
+const struct pd_full *pd_full_or_refuse(const struct pd_state *s, const char *op,
+                                        const char *subject)
+{
+    const struct pd_full *f = pd_full(s);
+    if (!f && pd_env()->debug)
+        pd_trace(op, subject ? subject : "", "deny", PD_REASON_NO_MEMORY, "");
+    return f;
+}
+
 /* Judge an absolute physical path: the index first, the gate if needed. */
 static bool abs_ok(const struct pd_state *s, enum pd_op op, const char *subject, const char *abs)
 {
-    if (!pd_match_maybe_denied(s->match, &s->ctx, op, abs)) {
+    if (!pd_match_maybe_denied(s->img, op, abs)) {
         if (pd_env()->debug)
             pd_trace(pd_op_name(op), subject, "allow", NULL, NULL);
         return true;
     }
+    const struct pd_full *f = pd_full_or_refuse(s, pd_op_name(op), subject);
+    if (!f)
+        return false;
     struct pd_verdict v;
-    pd_gate_path(&s->ctx, op, NULL, abs, &v);
+    pd_gate_path(&f->ctx, op, NULL, abs, &v);
     snprintf(v.subject, sizeof v.subject, "%s", subject);
     return pd_verdict_ok(s, pd_op_name(op), subject, &v);
 }
@@ -233,6 +272,19 @@ static void join_clean(const char *base, const char *path, char *out, size_t len
     else
         snprintf(joined, sizeof joined, "%s/%s", base, path);
     pd_path_clean(joined, out, len);
+}
+
+bool pd_abs_path(int dirfd, const char *path, char *out, size_t len)
+{
+    char base[PD_PATH_MAX];
+    if (path[0] == '/') {
+        pd_path_clean(path, out, len);
+        return true;
+    }
+    if (pd_base_dir(dirfd, base, sizeof base) != 0)
+        return false;
+    join_clean(base, path, out, len);
+    return true;
 }
 
 /* pd_verdict_ok for a folder's create (PD_J_DIR): reported as "path/".
@@ -293,20 +345,50 @@ bool pd_path_ok(const struct pd_state *s, enum pd_op op, int dirfd, const char *
     if (exact) {
         char abs[PD_PATH_MAX];
         join_clean(basep, path, abs, sizeof abs);
-        if (!pd_match_maybe_denied(s->match, &s->ctx, op, abs)) {
+        if (!pd_match_maybe_denied(s->img, op, abs)) {
             if (pd_env()->debug)
                 pd_trace(pd_op_name(op), path, "allow", NULL, NULL);
             return true;
         }
     }
+    const struct pd_full *f = pd_full_or_refuse(s, pd_op_name(op), path);
+    if (!f)
+        return false;
     struct pd_verdict v;
     if (name)
-        pd_gate_name(&s->ctx, op, basep, path, &v);
+        pd_gate_name(&f->ctx, op, basep, path, &v);
     else
-        pd_gate_path(&s->ctx, op, basep, path, &v);
+        pd_gate_path(&f->ctx, op, basep, path, &v);
     if ((flags & PD_J_DIR) && v.deny)
         return folder_verdict_ok(s, op, path, &v);
     return pd_verdict_ok(s, pd_op_name(op), path, &v);
+}
+
+/* The name of an opened procfs file when /proc/self cannot say it: a
+ * sandbox such as bwrap, between its pivot_root and the mount of its own
+ * /proc, opens "self/mountinfo" at a descriptor of the new procfs. The
+ * file's identity (on a procfs) and the directory's (the root of a procfs
+ * mount: inode 1) make the name /proc/<path>; a file reached through such
+ * a name that is not itself a procfs file (a /proc/<pid>/fd or root link)
+ * gets no name here, and is judged as before. */
+static bool procfs_name(int fd, int dirfd, const char *path, char *out, size_t len)
+{
+    struct statfs fs;
+    struct stat st;
+    if (fstatfs(fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)
+        return false;
+    if (path[0] == '/') {
+        pd_path_clean(path, out, len);
+        return strncmp(out, "/proc/", 6) == 0;
+    }
+    if (dirfd == AT_FDCWD || fstatfs(dirfd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC ||
+        fstat(dirfd, &st) != 0 || st.st_ino != 1)
+        return false;
+    char joined[PD_PATH_MAX + 8];
+    if ((size_t)snprintf(joined, sizeof joined, "/proc/%s", path) >= sizeof joined)
+        return false;
+    pd_path_clean(joined, out, len);
+    return strncmp(out, "/proc/", 6) == 0;
 }
 
 bool pd_opened_ok(const struct pd_state *s, int fd, int dirfd, const char *path, const char *abs)
@@ -318,6 +400,8 @@ bool pd_opened_ok(const struct pd_state *s, int fd, int dirfd, const char *path,
         ssize_t n = readlink(link, real, sizeof real - 1);
         if (n > 0 && real[0] == '/') {
             real[n] = '\0';
+            abs = real;
+        } else if (procfs_name(fd, dirfd, path, real, sizeof real)) {
             abs = real;
         }
     }

@@ -13,14 +13,16 @@
 
 /* One wrapped call in progress. */
 struct pd_call {
-    int guard;       /* previous recursion depth */
-    int saved_errno; /* errno on entry */
-    bool entered;    /* the guard was taken */
+    int guard;             /* previous recursion depth */
+    int saved_errno;       /* errno on entry */
+    bool entered;          /* the guard was taken */
+    struct pd_state state; /* what pd_enter returned */
 };
 
-/* Enter a wrapper. Returns the state to gate with, or NULL when the call
- * passes straight through (Paldron code is already running in this thread,
- * or no policy: an unrelated process). Always pair with pd_leave/pd_fail. */
+/* Enter a wrapper. Returns the state to gate with (held in call), or NULL
+ * when the call passes straight through (Paldron code is already running
+ * in this thread, or no policy: an unrelated process). Always pair with
+ * pd_leave/pd_fail. */
 const struct pd_state *pd_enter(struct pd_call *call);
 
 /* Leave: release the guard, restore errno. */
@@ -70,6 +72,16 @@ bool pd_verdict_ok(const struct pd_state *s, const char *op, const char *subject
 
 /* The policy could not be loaded (PD_MODE_CLOSED): trace and refuse. */
 bool pd_closed_ok(const struct pd_state *s, const char *op, const char *subject);
+
+/* The materialized policy for a slow path; NULL (traced) when there is no
+ * memory for it: the caller refuses the call. */
+const struct pd_full *pd_full_or_refuse(const struct pd_state *s, const char *op,
+                                        const char *subject);
+
+/* The absolute path of (dirfd, path), lexically cleaned (no file-system
+ * access beyond the base directory, pd_base_dir). False when the base is
+ * unknown. */
+bool pd_abs_path(int dirfd, const char *path, char *out, size_t len);
 
 /* The directory a relative path at dirfd is resolved against: the working
  * directory for AT_FDCWD, else the directory dirfd refers to. 0 or -1.

@@ -19,11 +19,17 @@
 static const struct pd_state *enter_layers(struct pd_call *call)
 {
     const struct pd_state *s = pd_enter(call);
-    if (s && (s->mode != PD_MODE_ACTIVE || !s->grants.on)) {
+    if (s && (s->mode != PD_MODE_ACTIVE || !(s->img->flags & PD_IMAGE_KERNEL) || !pd_full(s))) {
         pd_leave(call);
         return NULL;
     }
     return s;
+}
+
+/* What the kernel layers grant (enter_layers made sure there is one). */
+static const struct pd_kernel_grants *grants(const struct pd_state *s)
+{
+    return &pd_full(s)->grants;
 }
 
 static void report(const struct pd_state *s, const char *op, const char *path, const char *resolved,
@@ -138,13 +144,13 @@ static void judge(const struct pd_state *s, enum pd_op op, int dirfd, const char
         return;
     }
     if (err == EROFS && op != PD_OP_READ && op != PD_OP_EXEC && resolve(dirfd, path, name, abs)) {
-        const char *bind = pd_kernel_grants_readonly(&s->grants, abs);
+        const char *bind = pd_kernel_grants_readonly(grants(s), abs);
         if (bind)
             report(s, opname, shown, abs, PD_LAYER_NAMESPACE, bind, PD_KERNEL_READONLY);
         return;
     }
     if (err != EACCES || !permissions_allow(op, dirfd, path, have ? &st : NULL) ||
-        !resolve(dirfd, path, name, abs) || pd_kernel_grants_allow(&s->grants, op, abs))
+        !resolve(dirfd, path, name, abs) || pd_kernel_grants_allow(grants(s), op, abs))
         return;
     /* no terminal in a captured run: opening it fails bare too (ENXIO) */
     if (strcmp(abs, "/dev/tty") == 0)
@@ -237,7 +243,8 @@ void pd_kernel_refused_socket(int domain, int type, int err)
     const struct pd_state *s = enter_layers(&call);
     if (!s)
         return;
-    if (!s->policy.allow_network && !atomic_exchange(&socket_said[domain == AF_INET6], true))
+    if (!s->img->scalars[PD_IS_allow_network].i &&
+        !atomic_exchange(&socket_said[domain == AF_INET6], true))
         report(s, "socket", domain == AF_INET6 ? "AF_INET6" : "AF_INET", "", PD_LAYER_SECCOMP, "",
                PD_KERNEL_NETWORK);
     pd_leave(&call);

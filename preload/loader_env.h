@@ -24,30 +24,31 @@
 #include <stdbool.h>
 #include <string.h>
 
-static const char *const pd_loader_hooks[] = {"LD_AUDIT",
-                                              "LD_DEBUG",
-                                              "LD_DEBUG_OUTPUT",
-                                              "LD_PROFILE",
-                                              "LD_PROFILE_OUTPUT",
-                                              "LD_ORIGIN_PATH",
-                                              "LD_DYNAMIC_WEAK",
-                                              "LD_HWCAP_MASK",
-                                              "LD_SHOW_AUXV",
-                                              "LD_USE_LOAD_BIAS",
-                                              "LD_PREFER_MAP_32BIT_EXEC",
-                                              "GLIBC_TUNABLES",
-                                              "GCONV_PATH",
-                                              "GETCONF_DIR",
-                                              "HOSTALIASES",
-                                              "LOCALDOMAIN",
-                                              "LOCPATH",
-                                              "MALLOC_TRACE",
-                                              "NIS_PATH",
-                                              "NLSPATH",
-                                              "RESOLV_HOST_CONF",
-                                              "RES_OPTIONS",
-                                              "TZDIR",
-                                              NULL};
+/* Names in place (no pointers: no relocations to load the library). */
+static const char pd_loader_hooks[][25] = {"LD_AUDIT",
+                                           "LD_DEBUG",
+                                           "LD_DEBUG_OUTPUT",
+                                           "LD_PROFILE",
+                                           "LD_PROFILE_OUTPUT",
+                                           "LD_ORIGIN_PATH",
+                                           "LD_DYNAMIC_WEAK",
+                                           "LD_HWCAP_MASK",
+                                           "LD_SHOW_AUXV",
+                                           "LD_USE_LOAD_BIAS",
+                                           "LD_PREFER_MAP_32BIT_EXEC",
+                                           "GLIBC_TUNABLES",
+                                           "GCONV_PATH",
+                                           "GETCONF_DIR",
+                                           "HOSTALIASES",
+                                           "LOCALDOMAIN",
+                                           "LOCPATH",
+                                           "MALLOC_TRACE",
+                                           "NIS_PATH",
+                                           "NLSPATH",
+                                           "RESOLV_HOST_CONF",
+                                           "RES_OPTIONS",
+                                           "TZDIR",
+                                           ""};
 
 /* Search lists filtered entry by entry: an entry in a writable root (or
  * relative, or that cannot be resolved) is dropped. */
@@ -56,7 +57,7 @@ static const char *const pd_loader_hooks[] = {"LD_AUDIT",
 /* Does entry ("NAME=value", or a bare "NAME") set one of the hooks? */
 static inline bool pd_loader_hook(const char *entry)
 {
-    for (size_t k = 0; pd_loader_hooks[k]; k++) {
+    for (size_t k = 0; pd_loader_hooks[k][0]; k++) {
         size_t n = strlen(pd_loader_hooks[k]);
         if (strncmp(entry, pd_loader_hooks[k], n) == 0 && (entry[n] == '=' || entry[n] == '\0'))
             return true;

@@ -1,26 +1,28 @@
 /* preload/wrap_exec.c - every way to start a program: execve, execv,
  * execvp, execvpe, execl, execlp, execle, execveat, fexecve, posix_spawn,
  * posix_spawnp, system, popen (and their other names __libc_system,
- * _IO_popen, _IO_proc_open); and vfork, which runs as fork.
+ * _IO_popen, _IO_proc_open). vfork is in wrap_vfork.c.
  *
  * Before each start: find the file that will run (PATH search with the
  * caller's PATH for the p-forms, as glibc does, relative PATH entries
- * included), judge it with pd_gate_exec, report a target the preload
- * cannot follow (static, set-uid, foreign), and hand the child a doctored
- * environment (envdoc.h). Nothing here allocates: the exec wrappers may run
- * in any context.
+ * included), judge it, report a target the preload cannot follow (static,
+ * set-uid, foreign), and hand the child a doctored environment (envdoc.h).
+ * Nothing here allocates with malloc: the exec wrappers may run in any
+ * context, the child of a real vfork included (wrap_vfork.c).
  *
- * vfork: the child of a real vfork shares the parent's memory and stack,
- * so no wrapper may run in it. Running vfork as fork keeps every wrapper
- * (exec gates included) on its own memory; a program that relies on the
- * shared memory of vfork (undefined behaviour by POSIX) would notice. */
+ * The judgement: a program allow_binaries names, as the launcher resolved
+ * it into the compiled image (the same inode, unchanged since, at the same
+ * physical path: policy/compiled_image.h), is allowed from the file the
+ * kernel resolves - one open, one fstat and one readlink, not a walk per
+ * path component. Anything else takes pd_gate_exec (policy/gate_exec.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +34,7 @@
 #include "preload/exec_script.h"
 #include "preload/judge.h"
 #include "preload/kernel_refusal.h"
+#include "preload/vfork.h"
 
 #define PD_EXPORT       __attribute__((visibility("default")))
 #define PD_SHELL        "/bin/sh" /* what system() and popen() run */
@@ -56,7 +59,7 @@ static bool locate(const char *path, bool search, char *out, size_t len)
     char cwd[PD_PATH_MAX], cand[2 * PD_PATH_MAX + 2];
     if (!path || !path[0])
         return false;
-    if (!getcwd(cwd, sizeof cwd))
+    if (pd_base_dir(AT_FDCWD, cwd, sizeof cwd) != 0)
         cwd[0] = '\0';
     if (!search || strchr(path, '/')) {
         if (path[0] == '/')
@@ -99,24 +102,99 @@ static void coverage(const struct pd_state *s, const char *shown, const char *re
     pd_emit(s, &ev, true);
 }
 
+/* Is abs a program the image lists (struct pd_image_bin): the same inode,
+ * unchanged, at the same physical path? The file is the one the kernel
+ * resolves abs to (opened O_PATH: nothing is read, no access time), its
+ * physical path what /proc says the descriptor holds. The dynamic loader's
+ * names (ld-linux*, ld.so, ld-*.so*, ld64.so.*) all start with "ld": such
+ * a name is judged by the full gate, which looks at the loader's argv. */
+static const struct pd_image_bin *listed(const struct pd_image *im, const char *abs)
+{
+    size_t n;
+    const struct pd_image_bin *bins = pd_image_bins(im, &n);
+    const char *name = strrchr(abs, '/');
+    name = name ? name + 1 : abs;
+    if (n == 0 || strncmp(name, "ld", 2) == 0)
+        return NULL;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, abs, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    const struct pd_image_bin *hit = NULL;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        for (size_t k = 0; k < n && !hit; k++)
+            if (bins[k].ino == (uint64_t)st.st_ino && bins[k].dev == (uint64_t)st.st_dev &&
+                bins[k].ctime_sec == (int64_t)st.st_ctim.tv_sec &&
+                bins[k].ctime_nsec == (int64_t)st.st_ctim.tv_nsec &&
+                bins[k].size == (uint64_t)st.st_size && bins[k].mode == (uint32_t)st.st_mode)
+                hit = &bins[k];
+    }
+    if (hit) {
+        char link[32], real[PD_PATH_MAX];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t len = readlink(link, real, sizeof real - 1);
+        if (len <= 0 || (size_t)len >= sizeof real - 1)
+            hit = NULL;
+        else if ((real[len] = '\0', strcmp(real, pd_image_str(im, hit->path)) != 0))
+            hit = NULL;
+    }
+    close(fd);
+    return hit;
+}
+
+/* no_new_privs, which only ever goes from off to on in a process (and is
+ * inherited): once seen on, it is not asked again. */
+static atomic_bool nnp_on;
+
+static bool no_new_privs(void)
+{
+    if (atomic_load_explicit(&nnp_on, memory_order_relaxed))
+        return true;
+    bool on = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+    if (on)
+        atomic_store_explicit(&nnp_on, true, memory_order_relaxed);
+    return on;
+}
+
+/* Start a listed program: allowed; report it when the preload will not
+ * follow it (the reasons the launcher recorded for the file). */
+static bool start_listed(const struct pd_state *s, const char *shown,
+                         const struct pd_image_bin *bin)
+{
+    if (pd_env()->debug)
+        pd_trace("exec", shown, "allow", NULL, NULL);
+    unsigned why = bin->why == bin->why_nnp ? bin->why : no_new_privs() ? bin->why_nnp : bin->why;
+    if (why)
+        coverage(s, shown, pd_image_str(s->img, bin->path), pd_image_why_text(why));
+    return true;
+}
+
 /* Gate starting abs (shown as shown; fd >= 0: the file open at fd) with
  * argv; report what the preload cannot follow. Interpreters of scripts
  * are resolved against the working directory, as the kernel does. */
 static bool start_ok(const struct pd_state *s, const char *shown, const char *abs, int fd,
-                     char *const argv[])
+                     char *const argv[], const struct pd_image_bin *bin)
 {
     if (s->mode == PD_MODE_CLOSED)
         return pd_closed_ok(s, "exec", shown);
+    if (bin)
+        return start_listed(s, shown, bin);
+    const struct pd_full *f = pd_full_or_refuse(s, "exec", shown);
+    if (!f)
+        return false;
     struct pd_verdict v;
-    char cwd[PD_PATH_MAX];
-    const char *base = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    char cwd[PD_PATH_MAX], exe[PD_PATH_MAX];
+    const char *base = pd_base_dir(AT_FDCWD, cwd, sizeof cwd) == 0 ? cwd : "/";
     const char *const *args = (const char *const *)argv;
-    const char *caller = s->exe[0] ? s->exe : NULL;
+    /* the caller's own program: helpers are allowed by who starts them */
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    const char *caller = exe[0] ? exe : NULL;
     bool named = true;
     if (fd >= 0)
-        named = pd_gate_exec_fd(&s->ctx, fd, base, args, caller, &v);
+        named = pd_gate_exec_fd(&f->ctx, fd, base, args, caller, &v);
     else
-        pd_gate_exec(&s->ctx, abs, base, args, caller, &v);
+        pd_gate_exec(&f->ctx, abs, base, args, caller, &v);
     if (fd >= 0 && named) /* shown as the file the descriptor holds */
         shown = v.resolved[0] ? v.resolved : shown;
     snprintf(v.subject, sizeof v.subject, "%s", shown);
@@ -126,8 +204,7 @@ static bool start_ok(const struct pd_state *s, const char *shown, const char *ab
         coverage(s, shown, v.resolved, PD_REPORT_NONAME);
         return true;
     }
-    bool nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
-    const char *why = pd_exec_unmonitored(fd >= 0 ? v.resolved : abs, nnp);
+    const char *why = pd_exec_unmonitored(fd >= 0 ? v.resolved : abs, no_new_privs());
     if (why)
         coverage(s, shown, v.resolved[0] ? v.resolved : abs, why);
     return true;
@@ -148,13 +225,23 @@ static const struct pd_state *prepare(struct pd_call *call, const char *path, in
     const struct pd_state *s = pd_enter(call);
     if (!s)
         return NULL;
-    bool found = fd >= 0 || locate(path, search, abs, PD_PATH_MAX);
-    if ((found || s->mode == PD_MODE_CLOSED) && !start_ok(s, path ? path : "", abs, fd, argv)) {
+    const struct pd_image_bin *bin = NULL;
+    bool found = fd >= 0;
+    if (!found && s->mode == PD_MODE_ACTIVE && path && path[0] && (!search || strchr(path, '/')) &&
+        pd_abs_path(AT_FDCWD, path, abs, PD_PATH_MAX))
+        found = (bin = listed(s->img, abs)) != NULL; /* the common case, without a walk */
+    if (!found) {
+        found = locate(path, search, abs, PD_PATH_MAX);
+        if (found && s->mode == PD_MODE_ACTIVE && search && !strchr(path, '/'))
+            bin = listed(s->img, abs);
+    }
+    if ((found || s->mode == PD_MODE_CLOSED) &&
+        !start_ok(s, path ? path : "", abs, fd, argv, bin)) {
         *denied = true;
         pd_fail(call, EACCES);
         return s;
     }
-    if (fd < 0 && found && s->mode != PD_MODE_CLOSED)
+    if (fd < 0 && found && s->mode != PD_MODE_CLOSED && !bin)
         pd_script_prepare(s, path, abs, argv, script);
     if (pd_envbuf_build(env, envp) != 0) {
         pd_script_release(script);
@@ -331,7 +418,8 @@ static bool shell_ok(struct pd_call *call)
     const struct pd_state *s = pd_enter(call);
     if (!s)
         return true;
-    if (!start_ok(s, PD_SHELL, PD_SHELL, -1, NULL))
+    const struct pd_image_bin *bin = s->mode == PD_MODE_ACTIVE ? listed(s->img, PD_SHELL) : NULL;
+    if (!start_ok(s, PD_SHELL, PD_SHELL, -1, NULL, bin))
         return false;
     pd_environ_fix();
     return true;
@@ -397,11 +485,6 @@ FILE *pdw__IO_proc_open(FILE *fp, const char *command, const char *type)
     return pd_real._IO_proc_open(fp, command, type);
 }
 
-pid_t pdw_vfork(void)
-{
-    return fork();
-}
-
 /* ---- execl, execlp, execle: variadic, written out here ---- */
 
 struct argbuf {
@@ -433,11 +516,9 @@ static int collect(struct argbuf *b, const char *arg, va_list ap, char *const **
     b->v = b->small;
     if (n + 1 > PD_ARGS_STACK) {
         b->maplen = (n + 1) * sizeof(char *);
-        void *m = mmap(NULL, b->maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) {
-            errno = ENOMEM;
+        void *m = pd_scratch_map(b->maplen);
+        if (!m)
             return -1;
-        }
         b->map = m;
         b->v = m;
     }
@@ -457,7 +538,7 @@ static int release(struct argbuf *b, int rc)
 {
     int err = errno;
     if (b->map)
-        munmap(b->map, b->maplen);
+        pd_scratch_unmap(b->map, b->maplen);
     errno = err;
     return rc;
 }

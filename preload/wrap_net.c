@@ -76,7 +76,7 @@ static bool net_ok(const struct pd_state *s, const char *op, const char *subject
     pd_verdict_allow(&v);
     snprintf(v.subject, sizeof v.subject, "%s", subject);
     snprintf(v.resolved, sizeof v.resolved, "%s", subject);
-    if (!s->policy.allow_network) {
+    if (!s->img->scalars[PD_IS_allow_network].i) {
         v.deny = true;
         v.reason = PD_REASON_NETWORK;
         v.key = "allow_network";
@@ -92,7 +92,7 @@ static bool sockaddr_ok(struct pd_call *call, const char *op, const struct socka
     const struct pd_state *s = pd_enter(call);
     if (!s)
         return true;
-    if (s->mode != PD_MODE_CLOSED && s->ctx.private_net && is_local(sa, len))
+    if (s->mode != PD_MODE_CLOSED && (s->img->flags & PD_IMAGE_PRIVATE_NET) && is_local(sa, len))
         return true; /* the caller leaves */
     char text[INET6_ADDRSTRLEN + 16];
     addr_text(sa, len, text, sizeof text);
@@ -218,9 +218,9 @@ static bool local_name(const char *node, const struct addrinfo *hints)
     size_t n = strlen(node);
     if (n && node[n - 1] == '.')
         n--;
-    static const char *const names[] = {"localhost", "localhost.localdomain", "ip6-localhost",
-                                        "ip6-loopback", NULL};
-    for (size_t k = 0; names[k]; k++)
+    static const char names[][24] = {"localhost", "localhost.localdomain", "ip6-localhost",
+                                     "ip6-loopback", ""};
+    for (size_t k = 0; names[k][0]; k++)
         if (strlen(names[k]) == n && strncasecmp(node, names[k], n) == 0)
             return true;
     return n > 10 && strncasecmp(node + n - 10, ".localhost", 10) == 0;

@@ -20,8 +20,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/channel.h"
 #include "preload/judge.h"
 #include "preload/kernel_refusal.h"
+#include "preload/match.h"
 
 #define PD_EXPORT __attribute__((visibility("default")))
 
@@ -42,20 +44,42 @@ enum open_fn {
     FN___OPEN64_NOCANCEL,
 };
 
-static const char *const fn_names[] = {"open",
-                                       "open64",
-                                       "openat",
-                                       "openat64",
-                                       "__open_2",
-                                       "__open64_2",
-                                       "__openat_2",
-                                       "__openat64_2",
-                                       "creat",
-                                       "creat64",
-                                       "__open",
-                                       "__open64",
-                                       "__open_nocancel",
-                                       "__open64_nocancel"};
+/* The name of fn, for the message when libc lacks it (a switch, not a
+ * table of pointers: no relocations to load the library). */
+static const char *fn_name(enum open_fn fn)
+{
+    switch (fn) {
+    case FN_OPEN:
+        return "open";
+    case FN_OPEN64:
+        return "open64";
+    case FN_OPENAT:
+        return "openat";
+    case FN_OPENAT64:
+        return "openat64";
+    case FN_OPEN_2:
+        return "__open_2";
+    case FN_OPEN64_2:
+        return "__open64_2";
+    case FN_OPENAT_2:
+        return "__openat_2";
+    case FN_OPENAT64_2:
+        return "__openat64_2";
+    case FN_CREAT:
+        return "creat";
+    case FN_CREAT64:
+        return "creat64";
+    case FN___OPEN:
+        return "__open";
+    case FN___OPEN64:
+        return "__open64";
+    case FN___OPEN_NOCANCEL:
+        return "__open_nocancel";
+    case FN___OPEN64_NOCANCEL:
+        return "__open64_nocancel";
+    }
+    return "open";
+}
 
 /* The real function for fn, or NULL. */
 static bool have_real(enum open_fn fn)
@@ -181,17 +205,9 @@ static int open_read(const struct pd_state *s, struct pd_call *call, enum open_f
     int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
     bool ok;
     if (fd >= 0) {
-        char base[PD_PATH_MAX], joined[2 * PD_PATH_MAX + 2], abs[PD_PATH_MAX];
-        const char *absp = NULL;
-        if (path[0] == '/') {
-            pd_path_clean(path, abs, sizeof abs);
-            absp = abs;
-        } else if (pd_base_dir(dirfd, base, sizeof base) == 0) {
-            snprintf(joined, sizeof joined, "%s/%s", base, path);
-            pd_path_clean(joined, abs, sizeof abs);
-            absp = abs;
-        }
-        ok = pd_opened_ok(s, fd, dirfd, path, absp);
+        char abs[PD_PATH_MAX];
+        ok = pd_opened_ok(s, fd, dirfd, path,
+                          pd_abs_path(dirfd, path, abs, sizeof abs) ? abs : NULL);
     } else if (!retry_plain(errno)) {
         return refused_read(s, call, dirfd, path, errno);
     } else {
@@ -208,10 +224,38 @@ static int open_read(const struct pd_state *s, struct pd_call *call, enum open_f
     return fd;
 }
 
+/* A write judged before the call on its lexical path, which the index
+ * proves allowed (as a write, and as the create it is if the file is
+ * missing), and then made with openat2(RESOLVE_NO_SYMLINKS): when it
+ * succeeds no link was crossed, so the lexical path was the physical one
+ * the gate judges. One system call, as bare. Returns the descriptor, or -1
+ * with errno as the open failed; OPEN_SLOW when nothing was opened,
+ * created or truncated and the full gate must judge (a link on the way,
+ * a path the index cannot clear, flags openat2 refuses). */
+#define OPEN_SLOW (-2)
+
+static int open_write(const struct pd_state *s, int dirfd, const char *path, int flags, mode_t mode)
+{
+    char abs[PD_PATH_MAX];
+    if (!pd_abs_path(dirfd, path, abs, sizeof abs) ||
+        pd_match_maybe_denied(s->img, PD_OP_WRITE, abs) ||
+        pd_match_maybe_denied(s->img, PD_OP_CREATE, abs))
+        return OPEN_SLOW;
+    struct open_how how = {.flags = (uint64_t)(unsigned)flags,
+                           .mode = (flags & O_CREAT) ? (uint64_t)mode : 0,
+                           .resolve = RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    if (fd < 0 && retry_plain(errno))
+        return OPEN_SLOW;
+    if (pd_env()->debug)
+        pd_trace("write", path, "allow", NULL, NULL);
+    return fd;
+}
+
 static int open_gated(enum open_fn fn, int dirfd, const char *path, int flags, mode_t mode)
 {
     if (!have_real(fn)) {
-        pd_missing(fn_names[fn]);
+        pd_missing(fn_name(fn));
         return -1;
     }
     struct pd_call call;
@@ -227,6 +271,16 @@ static int open_gated(enum open_fn fn, int dirfd, const char *path, int flags, m
     if (!writes(flags) && path[0])
         return open_read(s, &call, fn, dirfd, path, flags, mode);
     enum pd_op op = is_tmpfile(flags) ? PD_OP_CREATE : PD_OP_WRITE;
+    if (op == PD_OP_WRITE && path[0]) {
+        int fd = open_write(s, dirfd, path, flags, mode);
+        if (fd != OPEN_SLOW) {
+            int err = errno;
+            pd_leave(&call); /* errno as on entry, unless the open failed */
+            if (fd < 0)
+                errno = err;
+            return pd_kernel_after(fd, op, dirfd, path);
+        }
+    }
     if (!pd_path_ok(s, op, dirfd, path, PD_J_CREATE_IF_MISSING | excl(flags)))
         return pd_fail(&call, EACCES);
     pd_leave(&call);

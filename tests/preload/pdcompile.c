@@ -1,5 +1,5 @@
-/* tests/preload/pdcompile.c - write the compiled policy the preload reads,
- * as the launcher does: pdcompile POLICY.toml WORKSPACE HOME OUTFILE
+/* tests/preload/pdcompile.c - write the compiled policy image the preload
+ * maps, as the launcher does: pdcompile POLICY.toml WORKSPACE HOME OUTFILE
  * [extra-root...]. POLICY.toml "-" means the built-in defaults; HOME "" means
  * none. The context PATH is this program's PATH. Exit 0, or 1 with a
  * message. */
@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "policy/compiled_image.h"
 #include "policy/policy.h"
 
 int main(int argc, char **argv)
@@ -39,17 +41,11 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    char *text = pd_compile(&ctx);
-    if (!text) {
-        fprintf(stderr, "pdcompile: out of memory\n");
-        return 1;
-    }
-    FILE *f = fopen(argv[4], "w");
-    if (!f || fputs(text, f) == EOF || fclose(f) != 0) {
+    unlink(argv[4]); /* written anew, as the launcher writes it */
+    if (pd_image_write(&ctx, NULL, NULL, argv[4], 0644) != 0) {
         fprintf(stderr, "pdcompile: %s: %s\n", argv[4], strerror(errno));
         return 1;
     }
-    free(text);
     pd_ctx_free(&ctx);
     pd_policy_free(&pol);
     return 0;
