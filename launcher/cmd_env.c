@@ -5,6 +5,7 @@
  * static binaries or raw system calls. What it prints says so. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "launcher/exec.h"
+#include "launcher/host_mounts.h"
 #include "launcher/launcher.h"
 #include "launcher/preload_path.h"
 #include "policy/compiled_image.h"
@@ -29,12 +31,22 @@ static void put_quoted(const char *s)
     putchar('\'');
 }
 
-/* The image the preload maps (policy/compiled_image.h). */
+/* The image the preload maps (policy/compiled_image.h), with the mounts
+ * of this namespace: a sandbox that a gated program makes (bwrap, Codex's
+ * own) writes its private tmpfs without a refusal (preload/private_fs.c).
+ * Without them (no /proc) such writes are refused as before. */
 static int write_compiled(const char *dir, const struct pd_ctx *ctx)
 {
     char path[PD_PATH_MAX];
     snprintf(path, sizeof path, "%s/policy.compiled", dir);
-    return pd_image_write(ctx, NULL, NULL, path, 0400);
+    struct pd_image_host host;
+    bool have = pd_host_mounts(&host) == 0;
+    int rc = pd_image_write(ctx, NULL, have ? &host : NULL, path, 0400);
+    int err = errno;
+    if (have)
+        pd_host_mounts_free(&host);
+    errno = err;
+    return rc;
 }
 
 int pd_cmd_env(const struct pd_cli *cli)
@@ -57,7 +69,10 @@ int pd_cmd_env(const struct pd_cli *cli)
     char dir[PD_PATH_MAX];
     snprintf(dir, sizeof dir, "%s/paldron-env-XXXXXX", tmp);
     rc = PD_EXIT_BROKEN;
-    if (pd_ctx_add_root(&ctx, tmp) || pd_ctx_add_root(&ctx, "/dev/shm")) {
+    /* /tmp as well as $TMPDIR: many programs write /tmp whatever TMPDIR
+     * says (sandboxes such as Codex's bwrap make their mount points there) */
+    if (pd_ctx_add_root(&ctx, tmp) || pd_ctx_add_root(&ctx, "/tmp") ||
+        pd_ctx_add_root(&ctx, "/dev/shm")) {
         pd_err("env: %s: %s", tmp, strerror(errno));
     } else if (!mkdtemp(dir)) {
         pd_err("env: cannot create %s: %s", dir, strerror(errno));

@@ -58,7 +58,29 @@ const char *const pd_system_read_dirs[] = {"/usr",   "/bin",    "/sbin", "/lib",
 
 /* Writes that are never judged by the writable roots: the terminal, the
  * bit buckets and the process's own descriptors (/dev/stdout resolves to
- * /proc/<pid>/fd/1). The kernel layers decide what else under /dev is open. */
-const char *const pd_builtin_writable[] = {
-    "/dev/null",   "/dev/zero",   "/dev/full",        "/dev/tty",      "/dev/pts/**", "/dev/fd/**",
-    "/dev/stdout", "/dev/stderr", "/proc/self/fd/**", "/proc/*/fd/**", NULL};
+ * /proc/<pid>/fd/1). The kernel layers decide what else under /dev is open.
+ * The /proc entries after them are settings of a process, not files: the
+ * maps of a user namespace the process made (bwrap, unshare -r, Codex's
+ * and Chromium's own sandboxes write them), a thread's name
+ * (pthread_setname_np for another thread) and its OOM score. Writing one
+ * stores nothing and the kernel applies its own permission checks, so the
+ * live gate leaves them to it; the kernel layers of exec refuse namespaces
+ * altogether (seccomp) and keep /proc read-only (Landlock). */
+const char *const pd_builtin_writable[] = {"/dev/null",
+                                           "/dev/zero",
+                                           "/dev/full",
+                                           "/dev/tty",
+                                           "/dev/pts/**",
+                                           "/dev/fd/**",
+                                           "/dev/stdout",
+                                           "/dev/stderr",
+                                           "/proc/self/fd/**",
+                                           "/proc/*/fd/**",
+                                           "/proc/*/uid_map",
+                                           "/proc/*/gid_map",
+                                           "/proc/*/setgroups",
+                                           "/proc/*/projid_map",
+                                           "/proc/*/comm",
+                                           "/proc/*/task/*/comm",
+                                           "/proc/*/oom_score_adj",
+                                           NULL};

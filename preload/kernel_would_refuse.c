@@ -18,6 +18,7 @@
 
 #include "policy/report.h"
 #include "preload/kernel_would_refuse.h"
+#include "preload/sandbox_view.h"
 
 bool pd_outside_roots_only(const struct pd_verdict *v)
 {
@@ -96,13 +97,21 @@ bool pd_kernel_would_refuse(enum pd_op op, const char *abs)
     return faccessat(AT_FDCWD, parent, W_OK | X_OK, 0) != 0 && refused(errno, parent);
 }
 
-const char *pd_refusal_kind(const struct pd_verdict *v, bool audit)
+const char *pd_refusal_kind(const struct pd_image *im, const struct pd_verdict *v, bool audit,
+                            const char **why)
 {
     if (pd_outside_roots_only(v)) {
         int saved = errno;
         bool kernel = pd_kernel_would_refuse(v->op, v->resolved);
         errno = saved;
+        *why = "the kernel refuses it anyway";
         if (kernel)
+            return NULL;
+        *why = "a tmpfs of a sandbox the program made";
+        if (pd_private_tmpfs(im, v->op, v->resolved))
+            return NULL;
+        *why = "a writable root under another name";
+        if (pd_in_root_by_identity(im, v->op, v->resolved))
             return NULL;
         return audit ? PD_REPORT_AUDIT : PD_REPORT_BLOCKED;
     }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "policy/compiled_image.h"
 #include "policy/policy.h"
 
 /* Is v a refusal of a write (write, create, delete) for lying outside the
@@ -22,7 +23,11 @@ bool pd_kernel_would_refuse(enum pd_op op, const char *abs);
 /* The kind of record the denying verdict v makes: PD_REPORT_AUDIT in audit
  * mode, PD_REPORT_BLOCKED for a refusal outside the roots only,
  * PD_REPORT_DENY otherwise; NULL when v is outside the roots only and the
- * kernel would refuse the call anyway: let it through, report nothing. */
-const char *pd_refusal_kind(const struct pd_verdict *v, bool audit);
+ * kernel would refuse the call anyway, or the call writes a sandbox's own
+ * tmpfs or a root under another name (preload/sandbox_view.h, with im's
+ * host view): let it through, report nothing. *why then says which (for
+ * the trace). */
+const char *pd_refusal_kind(const struct pd_image *im, const struct pd_verdict *v, bool audit,
+                            const char **why);
 
 #endif

@@ -335,6 +335,32 @@ Test(builtins, writable_devices)
     cr_expect_not(in_list(pd_builtin_writable, "/dev/sda"));
 }
 
+/* A user namespace's maps and a thread's name are process settings the
+ * live gate leaves to the kernel; the memory and files of a process are not. */
+Test(builtins, writable_process_settings)
+{
+    static const char *const yes[] = {"/proc/123/uid_map",       "/proc/123/gid_map",
+                                      "/proc/123/setgroups",     "/proc/123/task/124/comm",
+                                      "/proc/123/oom_score_adj", NULL};
+    static const char *const no[] = {"/proc/123/mem",
+                                     "/proc/123/environ",
+                                     "/proc/123/attr/current",
+                                     "/proc/sys/kernel/core_pattern",
+                                     "/proc/123/root/etc/passwd",
+                                     "/proc/123/cwd/x",
+                                     NULL};
+    for (size_t k = 0; yes[k]; k++) {
+        bool hit = false;
+        for (size_t i = 0; pd_builtin_writable[i]; i++)
+            hit = hit || pd_glob_match(pd_builtin_writable[i], NULL, yes[k], "/home/u", true);
+        cr_expect(hit, "'%s' should be a writable process setting", yes[k]);
+    }
+    for (size_t k = 0; no[k]; k++)
+        for (size_t i = 0; pd_builtin_writable[i]; i++)
+            cr_expect_not(pd_glob_match(pd_builtin_writable[i], NULL, no[k], "/home/u", true),
+                          "'%s' matched '%s'", no[k], pd_builtin_writable[i]);
+}
+
 /* Every built-in pattern is one the loader would accept. */
 Test(builtins, all_patterns_pass_glob_check)
 {
