@@ -128,9 +128,13 @@ static void visit(struct pd_scan *s, int fd, const struct stat *st, bool may_kee
     /* Before the run, an unchanged directory's entries may come from the
      * last run's listing (scan_reuse.c): it holds every entry this loop
      * acts on; every entry when the directory itself is denied. */
-    int rc = mode == SNAPSHOT ? pd_reuse_entries(s->reuse, fd, path, len, st,
-                                                 (flags & F_DENIED) || s->degraded, may_keep, &ents)
-                              : pd_read_entries(fd, &ents);
+    size_t nents = 0;
+    int rc = mode == SNAPSHOT
+                 ? pd_reuse_entries(s->reuse, fd, path, len, st, (flags & F_DENIED) || s->degraded,
+                                    may_keep, &ents, &nents)
+                 : pd_read_entries(fd, &ents);
+    if (!(flags & F_OUTSIDE))
+        s->root_entries += nents;
     if (rc < 0) {
         int e = errno;
         if (mode == SNAPSHOT) {
@@ -351,6 +355,33 @@ static int root_flags(struct pd_scan *s, const char *path)
     return flags;
 }
 
+/* An isolated run writes only the writable roots: when they are large, a
+ * watch on each of their directories tells the post-run search where to
+ * look (scan_watch.c). A directory of theirs the snapshot could not read
+ * cannot be watched, and the search reads everything then. */
+static void watch_roots(struct pd_scan *s)
+{
+    if (s->degraded || s->root_entries < pd_scan_watch_min)
+        return;
+    s->watch = pd_watch_open();
+    const char **dirs = s->watch ? malloc(s->st.n * sizeof *dirs) : NULL;
+    size_t n = 0;
+    for (size_t i = 0; dirs && i < s->st.n; i++) {
+        const struct rec *r = &s->st.v[i];
+        if (r->kind != REC_DIR || (r->flags & F_OUTSIDE))
+            continue;
+        if (r->flags & F_UNREADABLE)
+            pd_watch_miss(s->watch);
+        else
+            dirs[n++] = pd_store_path(&s->st, i);
+    }
+    if (dirs)
+        pd_watch_add_all(s->watch, dirs, n);
+    else
+        pd_watch_miss(s->watch);
+    free(dirs);
+}
+
 struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct pd_findings *warn)
 {
     return pd_scan_snapshot_reusing(ctx, degraded, NULL, warn);
@@ -395,6 +426,7 @@ struct pd_scan *pd_scan_snapshot_reusing(const struct pd_ctx *ctx, bool degraded
         return NULL;
     }
     pd_reuse_finish(r, ctx);
+    watch_roots(s);
     return s;
 }
 
@@ -632,5 +664,6 @@ void pd_scan_free(struct pd_scan *s)
     free(s->grants);
     pd_store_free(&s->st);
     pd_names_free(&s->names);
+    pd_watch_free(s->watch);
     free(s);
 }

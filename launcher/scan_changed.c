@@ -13,10 +13,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher/launcher.h"
 #include "launcher/scan_int.h"
 
 struct changed_walk {
@@ -25,7 +27,10 @@ struct changed_walk {
     pd_scan_changed_fn fn;
     void *user;
     size_t n;
+    size_t dirs; /* directories opened */
 };
+
+struct pd_scan_changed_stats pd_scan_changed_last;
 
 static bool in_writable_root(const struct pd_scan *s, const char *abs)
 {
@@ -63,6 +68,7 @@ static void walk_changed(struct changed_walk *w, char *path, size_t len, dev_t d
     struct stat st;
     if (fd < 0)
         return; /* the compare has judged a directory it could not read */
+    w->dirs++;
     struct pd_entries ents = {0};
     /* a read error keeps what was read; out of memory, nothing (a partial
      * list would skip files silently) */
@@ -122,25 +128,112 @@ static void walk_top(struct changed_walk *w, const char *top)
     walk_changed(w, path, len, st.st_dev);
 }
 
+/* Is root k of c inside no other root (the first of equal ones)? */
+static bool outermost(const struct pd_ctx *c, size_t k)
+{
+    for (size_t r = 0; r < c->npolicy_roots; r++)
+        if (r != k && pd_path_under(c->roots[k], c->roots[r]) &&
+            (strcmp(c->roots[k], c->roots[r]) != 0 || r < k))
+            return false;
+    return true;
+}
+
+/* The device of the tree (writable root) that holds path, 0 if none. */
+static dev_t root_dev(const struct pd_scan *s, const char *path)
+{
+    const struct pd_ctx *c = s->ctx;
+    for (size_t k = 0; k < c->npolicy_roots; k++) {
+        struct stat st;
+        if (pd_path_under(path, c->roots[k]) && lstat(c->roots[k], &st) == 0)
+            return st.st_dev;
+    }
+    return 0;
+}
+
+/* The entries the watch's events name (scan_watch.c): a file is visited
+ * as the walk visits it (its directory opened without following a link);
+ * a directory created or moved in is walked whole. Calls come directory
+ * by directory, so each directory is opened once. */
+struct event_walk {
+    struct changed_walk *w;
+    char dir[PD_PATH_MAX]; /* the directory open as fd */
+    int fd;
+    struct dir_grant g;
+};
+
+static void close_dir(struct event_walk *e)
+{
+    if (e->fd >= 0)
+        close(e->fd);
+    pd_scan_ungrant(&e->g);
+    e->fd = -1;
+    e->dir[0] = '\0';
+}
+
+static void on_event(const char *dir, const char *name, bool is_dir, void *user)
+{
+    struct event_walk *e = user;
+    char path[PD_PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        return; /* the compare reports paths too long to check */
+    if (is_dir) {
+        struct stat st;
+        dev_t dev = root_dev(e->w->s, path);
+        if (dev && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            walk_changed(e->w, path, strlen(path), dev);
+        return;
+    }
+    if (strcmp(e->dir, dir) != 0) {
+        close_dir(e);
+        snprintf(e->dir, sizeof e->dir, "%s", dir);
+        e->fd = pd_scan_open_dir(dir, in_writable_root(e->w->s, dir), &e->g);
+        e->w->dirs += e->fd >= 0;
+    }
+    if (e->fd >= 0)
+        visit_file(e->w, e->fd, name, path);
+}
+
+/* PALDRON_DEBUG=scan: how the run's changed files were found. */
+static size_t done(const struct changed_walk *w, bool watched)
+{
+    pd_scan_changed_last = (struct pd_scan_changed_stats){watched, w->dirs};
+    const char *debug = getenv("PALDRON_DEBUG");
+    if (debug && strcmp(debug, "scan") == 0)
+        pd_err("scan: changed files found %s, %zu directories read",
+               watched ? "by the kernel's change notification" : "by reading every directory",
+               w->dirs);
+    return w->n;
+}
+
 size_t pd_scan_each_changed_file(const struct pd_scan *s, pd_scan_changed_fn fn, void *user)
 {
-    struct changed_walk w = {s, s->start, fn, user, 0};
+    struct changed_walk w = {s, s->start, fn, user, 0, 0};
+    if (!s->degraded && pd_watch_usable(s->watch)) {
+        struct event_walk e = {.w = &w, .fd = -1, .g = {.fd = -1}};
+        bool ok = pd_watch_changes(s->watch, on_event, &e);
+        close_dir(&e);
+        if (ok) {
+            /* a writable root that did not exist before the run: no watch
+             * saw what it holds now */
+            const struct pd_ctx *c = s->ctx;
+            for (size_t k = 0; k < c->npolicy_roots; k++)
+                if (outermost(c, k) && !pd_watch_has(s->watch, c->roots[k]))
+                    walk_top(&w, c->roots[k]);
+            return done(&w, true);
+        }
+        w.n = w.dirs = 0; /* incomplete events: read every directory */
+    }
     if (s->degraded) {
         /* No kernel layer kept the command in the writable roots. */
         for (size_t k = 0; k < s->ntrees; k++)
             walk_top(&w, s->trees[k].path);
-        return w.n;
+        return done(&w, false);
     }
     /* An isolated run writes only in the writable roots: walk each
      * outermost one (not the rest of the workspace). */
     const struct pd_ctx *c = s->ctx;
-    for (size_t k = 0; k < c->npolicy_roots; k++) {
-        bool inner = false;
-        for (size_t r = 0; r < c->npolicy_roots && !inner; r++)
-            inner = r != k && pd_path_under(c->roots[k], c->roots[r]) &&
-                    (strcmp(c->roots[k], c->roots[r]) != 0 || r < k);
-        if (!inner)
+    for (size_t k = 0; k < c->npolicy_roots; k++)
+        if (outermost(c, k))
             walk_top(&w, c->roots[k]);
-    }
-    return w.n;
+    return done(&w, false);
 }

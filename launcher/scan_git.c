@@ -432,8 +432,10 @@ static void walk(struct pd_git_scan *g, char *path, size_t len, dev_t dev, bool 
      * on. A read error keeps what was read, as before. */
     struct pd_entries all = {0}, ents = {0};
     struct dir_seen s = {0};
-    int rc = g->recording ? pd_reuse_entries(g->reuse, fd, path, len, &st, false, true, &all)
-                          : pd_read_entries(fd, &all);
+    size_t nents; /* not needed here */
+    int rc = g->recording
+                 ? pd_reuse_entries(g->reuse, fd, path, len, &st, false, true, &all, &nents)
+                 : pd_read_entries(fd, &all);
     if (rc != 0 && errno == ENOMEM)
         g->failed = true;
     for (size_t off = 0; off < all.len;) {

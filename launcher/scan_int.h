@@ -96,12 +96,52 @@ struct pd_scan {
     size_t nfiles;
     struct pd_findings *found, *warn;
     struct pd_scan_reuse *reuse; /* listings kept between runs (NULL: none) */
+    struct pd_watch *watch;      /* the writable roots' directories (NULL: none) */
+    size_t root_entries;         /* entries of the writable roots' directories */
     /* Modes the compare changed: put back when it ends, because it visits
      * the records one after the other and a directory's records below it
      * need its search permission. */
     struct dir_grant *grants;
     size_t ngrants, cgrants;
 };
+
+/* ---- the kernel's change notification (scan_watch.c) --------------------- */
+
+struct pd_watch;
+
+/* From how many entries in the writable roots the post-run search uses the
+ * watch instead of reading every directory: below, the walk costs less
+ * than the kernel's work for the watches (a tunable for the tests). */
+extern size_t pd_scan_watch_min;
+
+/* A watch for the directories of the writable roots; NULL when inotify is
+ * unavailable (the post-run search then reads every directory). */
+struct pd_watch *pd_watch_open(void);
+/* Watch the n directories at paths (no link followed), before the run.
+ * A failure makes the watch unusable; w NULL: nothing. */
+void pd_watch_add_all(struct pd_watch *w, const char *const *paths, size_t n);
+/* A directory of the writable roots that could not be watched: the
+ * events will not be complete. */
+void pd_watch_miss(struct pd_watch *w);
+/* Is every change of the run in the events (no overflow, every watch)? */
+bool pd_watch_usable(const struct pd_watch *w);
+/* After the run: fn once per entry an event names - the watched directory,
+ * the entry's name, whether it is a directory (created or moved in) - in
+ * the order of the directories. false, and no call, when the events are
+ * incomplete: then read every directory. */
+typedef void (*pd_watch_fn)(const char *dir, const char *name, bool is_dir, void *user);
+bool pd_watch_changes(struct pd_watch *w, pd_watch_fn fn, void *user);
+/* Is the directory at path watched? */
+bool pd_watch_has(const struct pd_watch *w, const char *path);
+void pd_watch_free(struct pd_watch *w);
+
+/* How the last pd_scan_each_changed_file found the files (tests, bench):
+ * by the watch's events, and how many directories it opened. */
+struct pd_scan_changed_stats {
+    bool watched;
+    size_t dirs;
+};
+extern struct pd_scan_changed_stats pd_scan_changed_last;
 
 /* ---- directories the scan must read (scan_access.c) --------------------- */
 
@@ -159,9 +199,11 @@ int pd_read_entries(int fd, struct pd_entries *out);
  * read with pd_read_entries and kept for the next run (may_keep: false
  * when the scan changed the directory's mode to read it). A kept listing
  * has only the entries a walk acts on (scan_reuse.c); a walk must ignore
- * the others. r NULL: pd_read_entries. Returns as pd_read_entries. */
+ * the others. r NULL: pd_read_entries. *nents: how many entries the
+ * directory has (all of them, kept or not). Returns as pd_read_entries. */
 int pd_reuse_entries(struct pd_scan_reuse *r, int fd, const char *path, size_t len,
-                     const struct stat *st, bool need_full, bool may_keep, struct pd_entries *out);
+                     const struct stat *st, bool need_full, bool may_keep, struct pd_entries *out,
+                     size_t *nents);
 /* After the snapshot, every writable root known: write the file for the
  * next run, or remove it if this run could write it. */
 void pd_reuse_finish(struct pd_scan_reuse *r, const struct pd_ctx *ctx);

@@ -58,7 +58,7 @@
 #include "launcher/launcher.h"
 #include "launcher/scan_int.h"
 
-#define VERSION   1u
+#define VERSION   2u
 #define SETTLED   2                   /* seconds; see the top comment */
 #define FILE_MAX  ((size_t)256 << 20) /* a larger file is not read */
 #define GIT_NAMES "HEAD\0objects\0refs\0commondir\0.git\0"
@@ -80,7 +80,8 @@ struct rec_head {
     int64_t msec, csec;
     uint32_t mnsec, cnsec;
     uint32_t plen, elen; /* the path (no NUL), then the entries */
-    uint32_t full, pad;  /* full: every entry, not only the kept ones */
+    uint32_t full;       /* every entry, not only the kept ones */
+    uint32_t nents;      /* how many entries the directory has */
 };
 
 /* One record in a buffer (the loaded file, or this run's arena). */
@@ -539,17 +540,37 @@ static bool reduce(const struct pd_scan_reuse *r, int fd, size_t dirlen, bool fu
     return true;
 }
 
+/* How many entries a listing read by pd_read_entries holds. */
+static uint32_t count_entries(const struct pd_entries *e)
+{
+    uint32_t n = 0;
+    for (size_t off = 0; off < e->len; n++)
+        off += strlen(e->buf + off + 1) + 2;
+    return n;
+}
+
+/* pd_read_entries, and *nents its count. */
+static int read_counted(int fd, struct pd_entries *out, size_t *nents)
+{
+    int rc = pd_read_entries(fd, out);
+    *nents = count_entries(out);
+    return rc;
+}
+
 int pd_reuse_entries(struct pd_scan_reuse *r, int fd, const char *path, size_t len,
-                     const struct stat *st, bool need_full, bool may_keep, struct pd_entries *out)
+                     const struct stat *st, bool need_full, bool may_keep, struct pd_entries *out,
+                     size_t *nents)
 {
     if (!r || !r->active || !local_fs(r, fd, st->st_dev))
-        return pd_read_entries(fd, out);
+        return read_counted(fd, out, nents);
     const uint64_t hash = fnv(FNV0, path, len);
     long i = table_find(&r->news, r->arena, path, len, hash);
     if (i >= 0) { /* the other walk of this run read or reused it */
         struct rec_head rh = rec_at(r->arena, r->news.v[i].off);
-        if (same_stat(&rh, st) && (rh.full || !need_full))
+        if (same_stat(&rh, st) && (rh.full || !need_full)) {
+            *nents = rh.nents;
             return copy_entries(out, r->arena + r->news.v[i].off + sizeof rh + rh.plen, rh.elen);
+        }
     }
     i = table_find(&r->olds, r->old, path, len, hash);
     if (i >= 0) {
@@ -558,11 +579,12 @@ int pd_reuse_entries(struct pd_scan_reuse *r, int fd, const char *path, size_t l
         if (same_stat(&rh, st) && (rh.full || !need_full)) {
             r->hits++;
             keep_record(r, &rh, path, ents, hash);
+            *nents = rh.nents;
             return copy_entries(out, ents, rh.elen);
         }
     }
     r->reads++;
-    if (pd_read_entries(fd, out) != 0)
+    if (read_counted(fd, out, nents) != 0)
         return -1;
     if (!may_keep || !settled(r, st))
         return 0;
@@ -576,7 +598,8 @@ int pd_reuse_entries(struct pd_scan_reuse *r, int fd, const char *path, size_t l
                               .cnsec = (uint32_t)st->st_ctim.tv_nsec,
                               .plen = (uint32_t)len,
                               .elen = (uint32_t)kept.len,
-                              .full = need_full};
+                              .full = need_full,
+                              .nents = (uint32_t)*nents};
         keep_record(r, &rh, path, kept.buf ? kept.buf : "", hash);
         r->changed = true;
     }

@@ -34,7 +34,9 @@ LISTED = re.compile(r"paldron: scan: (\d+) directories listed from the last run'
                     r"(\d+) read")
 
 
-class ScanReuseTest(ExecBase):
+class ReuseBase(ExecBase):
+    """The workspace, the policies and the runs of both test classes."""
+
     def setUp(self):
         super().setUp()
         self.static = self.copy_probes()[1]
@@ -89,6 +91,8 @@ class ScanReuseTest(ExecBase):
             f.write(text)
         os.lchown(path, self.ws.user.pw_uid, self.ws.user.pw_gid)
 
+
+class ScanReuseTest(ReuseBase):
     def test_an_unchanged_workspace_is_listed_from_the_file(self):
         r1 = self.run_sh("true")
         self.assertRun(r1, 0)
@@ -179,6 +183,67 @@ class ScanReuseTest(ExecBase):
         self.assertIsNone(self.snapfile())
         r = self.run_sh("true")
         self.assertEqual(self.listed(r)[0], 0, repr(r))
+
+
+WATCHED = "paldron: scan: changed files found by the kernel's change notification"
+WALKED = "paldron: scan: changed files found by reading every directory"
+
+
+class ScanWatchTest(ReuseBase):
+    """Item 4, after the run: in a workspace whose writable roots hold many
+    entries (10 000 and more), the search of changed files reads only the
+    directories the kernel's change notification names
+    (launcher/scan_watch.c); what it finds is what reading every directory
+    finds, a static program's in-place write included."""
+
+    def setUp(self):
+        super().setUp()
+        many = self.p("src/many")
+        os.mkdir(many)
+        for d in range(12):
+            sub = os.path.join(many, "d%02d" % d)
+            os.mkdir(sub)
+            for f in range(900):
+                with open(os.path.join(sub, "f%04d" % f), "w") as fh:
+                    fh.write("x\n")
+        self.ws.write(".env", "API_TOKEN=%s\n" % SECRET)
+        self.ws._own()
+        self.settle()
+
+    def test_an_in_place_write_of_a_secret_is_found(self):
+        r1 = self.run_sh("true")
+        self.assertRun(r1, 0)
+        # the secret's value, copied in place into one file of thousands by
+        # a program without the live gate
+        r = self.run_sh("%s copy .env src/many/d07/f0123" % self.static, namespaces=False)
+        self.assertIn(WATCHED, r.err, repr(r))
+        self.assertRegex(r.err, WATCHED + r", [01] directories read")
+        self.assertRun(r, 2, "paldron: deny: run copied the secret of .env into "
+                       "src/many/d07/f0123 (known value)")
+
+    def test_new_files_and_folders_are_found(self):
+        self.assertRun(self.run_sh("true"), 0)
+        r = self.run_sh("python3 -c \"import os; os.makedirs('src/many/d03/new/deeper')\" && "
+                        "%s copy .env "
+                        "src/many/d03/new/deeper/leak.txt && %s creat src/many/d11/.env"
+                        % (self.static, self.static), namespaces=False)
+        self.assertIn(WATCHED, r.err, repr(r))
+        self.assertRun(r, 2, "run copied the secret of .env into src/many/d03/new/deeper/leak.txt",
+                       "paldron: deny: run produced src/many/d11/.env (policy deny_glob)")
+
+    def test_a_quiet_run_reads_no_directory(self):
+        self.assertRun(self.run_sh("true"), 0)
+        r = self.run_sh("true")
+        self.assertRun(r, 0)
+        self.assertIn(WATCHED + ", 0 directories read", r.err)
+
+    def test_a_small_workspace_is_read_whole(self):
+        # below the threshold: the parent class's workspace alone
+        for d in range(12):
+            subprocess.run(["rm", "-rf", self.p("src/many/d%02d" % d)], check=True)
+        self.settle()
+        r = self.run_sh("true")
+        self.assertIn(WALKED, r.err, repr(r))
 
 
 if __name__ == "__main__":
