@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "launcher/exec_findings.h"
+#include "launcher/scan.h"
 #include "launcher/live.h"
 #include "launcher/rundir.h"
 #include "platform/platform.h"
@@ -81,6 +82,7 @@ struct pd_known_later {
 
 struct pd_exec_plan {
     const struct pd_ctx *ctx;
+    struct pd_fence fence; /* waited out by the child before execve (scan.h) */
     bool isolated;                /* require_os_isolation: kernel layers on */
     struct pd_platform_info info; /* isolated only */
     struct pd_sandbox_spec spec;  /* isolated only */

@@ -157,6 +157,8 @@ void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int er
     } else if (lower_limits(&p->limits, &which) != 0) {
         fail(errfd, "rlimit", which, errno, NULL);
     }
+    /* every change from here on gets a ctime after the snapshot's */
+    pd_fence_wait(&p->fence);
     execve(p->program, p->argv, p->isolated ? pd_exec_ns_envp(p) : p->envp);
     fail(errfd, "execve", p->program, errno, NULL);
 }

@@ -429,7 +429,8 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
         goto out;
     }
     pd_timing_mark("policy-write");
-    pd_scan_fence(scan);
+    /* the child waits it out, overlapped with its set-up */
+    pd_scan_fence_target(scan, &p->fence);
 
     pd_exec_supervise(p, o);
     pd_timing_mark("run");

@@ -297,6 +297,7 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
     }
     if (s.interactive)
         term_save(&term);
+    pd_timing_mark("pipes");
     fflush(NULL); /* nothing buffered may be written twice */
     if (s.keeper) {
         s.child = fork();
@@ -307,6 +308,7 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
     } else {
         s.child = pd_exec_spawn(p, out[1], err[1], ep[1]);
     }
+    pd_timing_mark("spawn");
     if (s.child < 0) {
         start_failed(o, "fork");
         goto out;
@@ -349,7 +351,9 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
 
     /* The keeper enforces the deadline itself; the launcher only steps in
      * if the keeper fails to. */
+    pd_timing_mark("exec'd");
     watch(&s, s.keeper ? deadline + PD_GRACE_MS + 3000 : deadline);
+    pd_timing_mark("exited");
     if (o->interrupted || (o->timed_out && !s.main_done) || !s.keeper) {
         /* Timeout, a signal to paldron, or the command's normal end with
          * descendants left: nothing of the tree survives the run. */
@@ -368,6 +372,7 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
          * last process is gone; before that it never started one. */
         o->keeper_has_rundir = s.reported;
     }
+    pd_timing_mark("tree-end");
     reap(&s);
     if (s.interactive)
         term_restore(&term, o);

@@ -430,35 +430,49 @@ struct pd_scan *pd_scan_snapshot_reusing(const struct pd_ctx *ctx, bool degraded
     return s;
 }
 
-void pd_scan_fence(const struct pd_scan *s)
+void pd_scan_fence_target(const struct pd_scan *s, struct pd_fence *f)
 {
     /* The later of every recorded ctime and the snapshot's start: a change
      * the run makes must get a ctime after both (scan_changed.c tells the
-     * run's files by a ctime after the start). */
+     * run's files by a ctime after the start). A ctime with no nanoseconds
+     * suggests a file system with whole-second times. */
     struct timespec max = s->max_ctime;
     if (s->start.tv_sec > max.tv_sec ||
         (s->start.tv_sec == max.tv_sec && s->start.tv_nsec > max.tv_nsec))
         max = s->start;
+    f->after = max;
+    f->coarse_fs = s->max_ctime.tv_sec != 0 && s->max_ctime.tv_nsec == 0;
+}
+
+void pd_fence_wait(const struct pd_fence *f)
+{
+    const struct timespec max = f->after;
     if (max.tv_sec == 0)
         return;
     /* File times come from the coarse clock (or finer): once it has passed
-     * every recorded ctime, a later change cannot repeat one. A ctime with
-     * no nanoseconds suggests a file system with whole-second times. */
-    const bool coarse_fs = s->max_ctime.tv_sec != 0 && s->max_ctime.tv_nsec == 0;
+     * every recorded ctime, a later change cannot repeat one. */
     for (int k = 0; k < 3000; k++) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME_COARSE, &now);
         if (now.tv_sec > max.tv_sec + 2)
             return; /* also: a ctime in the future is a clock step, not ours to wait out */
-        if (coarse_fs ? now.tv_sec > max.tv_sec
-                      : (now.tv_sec > max.tv_sec ||
-                         (now.tv_sec == max.tv_sec && now.tv_nsec > max.tv_nsec)))
+        if (f->coarse_fs ? now.tv_sec > max.tv_sec
+                         : (now.tv_sec > max.tv_sec ||
+                            (now.tv_sec == max.tv_sec && now.tv_nsec > max.tv_nsec)))
             return;
         if (max.tv_sec > now.tv_sec + 2)
             return;
-        const struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
+        /* a quarter of a tick: no more than that is lost past it */
+        const struct timespec step = {0, 250000};
+        nanosleep(&step, NULL);
     }
+}
+
+void pd_scan_fence(const struct pd_scan *s)
+{
+    struct pd_fence f;
+    pd_scan_fence_target(s, &f);
+    pd_fence_wait(&f);
 }
 
 /* ---- compare ------------------------------------------------------------- */

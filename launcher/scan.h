@@ -63,6 +63,18 @@ struct pd_scan *pd_scan_snapshot_reusing(const struct pd_ctx *ctx, bool degraded
  * any change from now on gets a ctime later than every recorded one. */
 void pd_scan_fence(const struct pd_scan *s);
 
+/* The same wait, split: pd_scan_fence_target (before the fork) says until
+ * when; pd_fence_wait waits for it - in the child, just before execve, so
+ * that the wait overlaps the child's set-up (namespaces, Landlock, seccomp)
+ * instead of adding to it. pd_fence_wait takes no lock and allocates
+ * nothing (it runs in the child of a vfork). */
+struct pd_fence {
+    struct timespec after; /* tv_sec 0: no wait */
+    bool coarse_fs;        /* whole-second file times seen */
+};
+void pd_scan_fence_target(const struct pd_scan *s, struct pd_fence *f);
+void pd_fence_wait(const struct pd_fence *f);
+
 /* Compare the trees with the snapshot. Every forbidden change becomes a
  * finding "run produced <path> (<reason>) [<rule>]" or "run removed ...",
  * path relative to the workspace (absolute outside it). */
