@@ -277,6 +277,38 @@ static void set_add(struct writer *w, int k, const char *const *list, size_t n, 
     }
 }
 
+/* Put set k's patterns of leading components (PD_PAT_ABS, PD_PAT_REL)
+ * first, in their order, so that the preload tests those in one run and
+ * the component patterns in another (preload/match.c). */
+static void set_order(struct writer *w, int k)
+{
+    struct pd_image_set *s = &w->sets[k];
+    struct pd_image_pat *v = (struct pd_image_pat *)(void *)w->pats[k].p;
+    size_t n = s->pats.n, lead = 0;
+    if (w->pats[k].oom || w->strings.oom || n == 0)
+        return;
+    struct pd_image_pat *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) {
+        w->pats[k].oom = true;
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t j = 0; j < n; j++) {
+            bool is_lead = v[j].kind == PD_PAT_ABS || v[j].kind == PD_PAT_REL;
+            if (is_lead == (pass == 0))
+                tmp[lead++] = v[j];
+        }
+    memcpy(v, tmp, n * sizeof *tmp);
+    free(tmp);
+    lead = 0;
+    while (lead < n && (v[lead].kind == PD_PAT_ABS || v[lead].kind == PD_PAT_REL)) {
+        const char *text = w->strings.p + v[lead].text;
+        map_set(v[lead].kind == PD_PAT_ABS ? s->absmap : s->relmap, fold(text[0]));
+        lead++;
+    }
+    s->nlead = (uint32_t)lead;
+}
+
 /* -- allow_binaries, resolved -- */
 
 static bool in_roots(const struct pd_ctx *c, const char *path)
@@ -426,6 +458,8 @@ int pd_image_build(const struct pd_ctx *c, const struct pd_kernel_grants *g,
     set_add(&w, 0, pd_builtin_secrets, (size_t)-1, c->home);
     set_add(&w, 1, (const char *const *)p->protected_paths.v, p->protected_paths.n, c->home);
     set_add(&w, 1, pd_builtin_protected, (size_t)-1, c->home);
+    set_order(&w, 0);
+    set_order(&w, 1);
     for (size_t k = 0; k < p->allow_binaries.n; k++)
         bin_add(&w, c, p->allow_binaries.v[k]);
     if (host && host->mnt_ns) {
@@ -550,7 +584,8 @@ static bool list_ok(const struct pd_image *im, const char *mem, size_t len, size
 static bool set_ok(const struct pd_image *im, const char *mem, size_t len,
                    const struct pd_image_set *s)
 {
-    if (!span_ok(&s->pats, sizeof(struct pd_image_pat), sizeof(uint32_t), len))
+    if (!span_ok(&s->pats, sizeof(struct pd_image_pat), sizeof(uint32_t), len) ||
+        s->nlead > s->pats.n)
         return false;
     const struct pd_image_pat *v = (const struct pd_image_pat *)(const void *)(mem + s->pats.off);
     for (size_t j = 0; j < s->pats.n; j++) {

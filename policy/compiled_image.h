@@ -117,6 +117,10 @@ struct pd_image_set {
     uint8_t always;                   /* a PD_PAT_ALWAYS pattern */
     uint8_t keys;                     /* any PD_PAT_KEY pattern */
     uint8_t pad;
+    uint32_t nlead; /* the PD_PAT_ABS and PD_PAT_REL patterns come first: how many */
+    /* the folded first characters of their texts, of each kind: a path
+     * whose first character is in neither map is led by none of them */
+    uint32_t absmap[8], relmap[8];
 };
 
 /* Why a program runs without the preload (pd_exec_unmonitored), as a code. */

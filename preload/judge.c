@@ -267,10 +267,14 @@ static int probe(int dirfd, const char *path, bool name, bool *exists)
 static void join_clean(const char *base, const char *path, char *out, size_t len)
 {
     char joined[2 * PD_PATH_MAX + 2];
-    if (path[0] == '/' || !base)
-        snprintf(joined, sizeof joined, "%s", path);
-    else
-        snprintf(joined, sizeof joined, "%s/%s", base, path);
+    size_t b = 0, n = strnlen(path, PD_PATH_MAX);
+    if (path[0] != '/' && base) { /* no stdio on the hot path: "base/path" by hand */
+        b = strnlen(base, PD_PATH_MAX);
+        memcpy(joined, base, b);
+        joined[b++] = '/';
+    }
+    memcpy(joined + b, path, n);
+    joined[b + n] = '\0';
     pd_path_clean(joined, out, len);
 }
 

@@ -4,7 +4,6 @@
  * pd_glob_component. The index is built by policy/compiled_image.c. */
 #include <stdint.h>
 #include <string.h>
-#include <strings.h>
 
 #include "preload/match.h"
 
@@ -36,31 +35,56 @@ static bool next_comp(const char *s, size_t *pos, const char **comp, size_t *len
     }
 }
 
-/* Do the leading components of target equal those of lit (folded)? */
-static bool prefix_match(const char *target, const char *lit)
+/* Do the leading components of target equal lit (len bytes), folded?
+ * Both are clean: target a clean path (abs, or the workspace-relative rest
+ * of one), lit its components joined by single '/' without a leading or a
+ * trailing one (compiled_image.c), so a comparison of bytes up to a
+ * component boundary is the comparison component by component. */
+static bool prefix_match(const char *target, const char *lit, size_t len)
 {
-    size_t tp = 0, lp = 0, tl, ll;
-    const char *tc, *lc;
-    while (next_comp(lit, &lp, &lc, &ll)) {
-        if (!next_comp(target, &tp, &tc, &tl) || tl != ll)
+    while (*target == '/')
+        target++;
+    for (size_t k = 0; k < len; k++)
+        if (!target[k] || fold(target[k]) != fold(lit[k]))
             return false;
-        for (size_t k = 0; k < ll; k++)
-            if (fold(tc[k]) != fold(lc[k]))
-                return false;
+    return target[len] == '\0' || target[len] == '/';
+}
+
+/* The components of the path, found once for every test of one call. */
+#define MAX_COMPS 64
+struct comps {
+    const char *s;
+    size_t n;
+    uint16_t off[MAX_COMPS], len[MAX_COMPS];
+};
+
+/* false when the path has more components than fit (then the gate judges). */
+static bool split(const char *abs, struct comps *c)
+{
+    size_t pos = 0, len;
+    const char *comp;
+    c->s = abs;
+    c->n = 0;
+    while (next_comp(abs, &pos, &comp, &len)) {
+        if (c->n == MAX_COMPS || len > UINT16_MAX || (size_t)(comp - abs) > UINT16_MAX)
+            return false;
+        c->off[c->n] = (uint16_t)(comp - abs);
+        c->len[c->n++] = (uint16_t)len;
     }
     return true;
 }
 
-static bool key_hits(const struct pd_image *im, const struct pd_image_set *s, const char *abs)
+static bool key_hits(const struct pd_image *im, const struct pd_image_set *s,
+                     const struct comps *cs)
 {
     const struct pd_image_pat *v = pd_image_pats(im, s);
-    size_t pos = 0, len;
-    const char *comp;
-    while (next_comp(abs, &pos, &comp, &len)) {
+    for (size_t i = 0; i < cs->n; i++) {
+        const char *comp = cs->s + cs->off[i];
+        size_t len = cs->len[i];
         unsigned char c0 = fold(comp[0]), cn = fold(comp[len - 1]);
         if (!s->unfiltered && !map_has(s->firstmap, c0) && !map_has(s->lastmap, cn))
             continue;
-        for (size_t k = 0; k < s->pats.n; k++) {
+        for (size_t k = s->nlead; k < s->pats.n; k++) {
             const struct pd_image_pat *pp = &v[k];
             if (pp->kind != PD_PAT_KEY || (pp->first && pp->first != c0) ||
                 (pp->last && pp->last != cn))
@@ -73,46 +97,65 @@ static bool key_hits(const struct pd_image *im, const struct pd_image_set *s, co
 }
 
 static bool set_hits(const struct pd_image *im, const struct pd_image_set *s, const char *abs,
-                     const char *rel)
+                     const char *rel, const struct comps *cs)
 {
     if (s->always)
         return true;
     const struct pd_image_pat *v = pd_image_pats(im, s);
-    for (size_t k = 0; k < s->pats.n; k++) {
-        if (v[k].kind == PD_PAT_ABS && prefix_match(abs, pd_image_str(im, v[k].text)))
+    /* the first characters of both targets: most paths are led by none of
+     * the patterns (a workspace outside $HOME, a path that is not /etc) */
+    unsigned char a0 = fold(abs[abs[0] == '/']), r0 = rel ? fold(rel[rel[0] == '/']) : 0;
+    bool any = map_has(s->absmap, a0) || (rel && map_has(s->relmap, r0));
+    for (size_t k = 0; any && k < s->nlead; k++) {
+        if (v[k].kind == PD_PAT_ABS && prefix_match(abs, pd_image_str(im, v[k].text), v[k].len))
             return true;
-        if (v[k].kind == PD_PAT_REL && rel && prefix_match(rel, pd_image_str(im, v[k].text)))
+        if (v[k].kind == PD_PAT_REL && rel &&
+            prefix_match(rel, pd_image_str(im, v[k].text), v[k].len))
             return true;
     }
-    return s->keys && key_hits(im, s, abs);
+    return s->keys && key_hits(im, s, cs);
+}
+
+/* Is the component c (n bytes) the word w, case folded? */
+static bool comp_is(const char *c, size_t n, const char *w)
+{
+    size_t k = 0;
+    for (; k < n && w[k]; k++)
+        if (fold(c[k]) != (unsigned char)w[k])
+            return false;
+    return k == n && !w[k];
 }
 
 /* Could pd_git_protected name abs? Only when the rest of the path after
  * some '/' is "config", "config.worktree", or "hooks" and below - the
- * tails it protects in a git directory (case folded, as it does). */
-static bool git_tail(const char *abs)
+ * tails it protects in a git directory (case folded, as it does): the
+ * last component is config or config.worktree, or some component is
+ * hooks. */
+static bool git_tail(const struct comps *cs)
 {
-    for (const char *s = strchr(abs, '/'); s; s = strchr(s + 1, '/')) {
-        const char *t = s + 1;
-        if (strcasecmp(t, "config") == 0 || strcasecmp(t, "config.worktree") == 0 ||
-            (strncasecmp(t, "hooks", 5) == 0 && (t[5] == '\0' || t[5] == '/')))
+    for (size_t i = 0; i < cs->n; i++)
+        if (comp_is(cs->s + cs->off[i], cs->len[i], "hooks"))
             return true;
-    }
-    return false;
+    if (cs->n == 0)
+        return false;
+    const char *last = cs->s + cs->off[cs->n - 1];
+    size_t n = cs->len[cs->n - 1];
+    return comp_is(last, n, "config") || comp_is(last, n, "config.worktree");
 }
 
 bool pd_match_maybe_denied(const struct pd_image *im, enum pd_op op, const char *abs)
 {
     const char *rel = pd_path_under(abs, pd_image_str(im, im->workspace));
-    if (set_hits(im, &im->read_set, abs, rel))
+    struct comps cs;
+    if (!split(abs, &cs) || set_hits(im, &im->read_set, abs, rel, &cs))
         return true;
     if (op == PD_OP_READ || op == PD_OP_EXEC)
         return false;
     if (im->file != PD_IMAGE_NONE && strcmp(pd_image_str(im, im->file), abs) == 0)
         return true;
-    if (set_hits(im, &im->protect_set, abs, rel))
+    if (set_hits(im, &im->protect_set, abs, rel, &cs))
         return true;
-    if (git_tail(abs))
+    if (git_tail(&cs))
         return true;
     size_t n;
     const uint32_t *roots = pd_image_list(im, PD_IL_ROOTS, &n);

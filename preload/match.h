@@ -26,7 +26,8 @@
 
 /* Might pd_gate_path(c, op, NULL, abs) deny, c being the context im holds?
  * abs must be absolute, clean and free of symbolic links. false: it
- * certainly allows. */
+ * certainly allows. Every op that writes (write, create, delete, ...) is
+ * asked the same question: the answer differs only for reads and execs. */
 bool pd_match_maybe_denied(const struct pd_image *im, enum pd_op op, const char *abs);
 
 #endif
