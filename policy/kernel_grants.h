@@ -1,6 +1,6 @@
 /* policy/kernel_grants.h - what the kernel layers of an exec run grant,
- * handed from the launcher to the live gate in the compiled policy
- * (policy/compiled.c), so that the preload can tell a call refused by
+ * handed from the launcher to the live gate in the compiled policy image
+ * (policy/compiled_image.h), so that the preload can tell a call refused by
  * Landlock or by the namespace floor from one the file permissions refuse.
  *
  * The lists mirror the spec the launcher gives platform/ (the paths
@@ -26,16 +26,6 @@ struct pd_kernel_grants {
     struct pd_strv exec, read, write, dev;
     struct pd_strv readonly; /* namespace floor: bound read-only onto themselves */
 };
-
-/* The policy and context of pd_compile plus g's lines (g NULL: none, as
- * pd_compile). malloc'd; NULL on failure. */
-char *pd_compile_grants(const struct pd_ctx *c, const struct pd_kernel_grants *g);
-
-/* pd_compiled_load that also fills *g (zeroed first; g NULL: the grant
- * lines are skipped, as pd_compiled_load does). Free g with
- * pd_kernel_grants_free. */
-int pd_compiled_load_grants(const char *text, struct pd_policy *p, struct pd_ctx *c,
-                            struct pd_kernel_grants *g, char *err, size_t errlen);
 
 void pd_kernel_grants_free(struct pd_kernel_grants *g);
 

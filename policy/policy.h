@@ -394,18 +394,6 @@ void pd_gate_shell(const struct pd_ctx *c, const char *command, const char *base
 int pd_gate_tool_call(const struct pd_ctx *c, const char *tool, const char *json,
                       bool os_isolation_available, struct pd_verdict *v, struct pd_error *err);
 
-/* ---- the compiled policy (launcher -> preload) ------------------------- */
-
-/* The policy and its context (workspace, home, PATH, writable roots) as the
- * small line format of policy/compiled.c. malloc'd; NULL on failure. */
-char *pd_compile(const struct pd_ctx *c);
-
-/* Rebuild policy and context from pd_compile's text; c->policy = p. Needs no
- * file-system access and no TOML parser. Returns 0, or -1 with err. Free with
- * pd_ctx_free and pd_policy_free. */
-int pd_compiled_load(const char *text, struct pd_policy *p, struct pd_ctx *c, char *err,
-                     size_t errlen);
-
 /* ---- did you mean (policy/suggest.c) ------------------------------------ */
 
 /* The candidate nearest to a mistyped word, for "did you mean": within

@@ -14,6 +14,7 @@
 #include "launcher/git_config.h"
 #include "launcher/git_keys.h"
 #include "launcher/scan_git.h"
+#include "policy/compiled_image.h"
 #include "policy/policy.h"
 
 /* Test paths are short; PATH_MAX buffers are plenty. */
@@ -239,18 +240,24 @@ Test(gate_git, the_list_survives_compilation, .init = setup_ctx, .fini = teardow
 {
     ctx.git_dirs_known = true;
     cr_assert_eq(pd_ctx_add_git_dir(&ctx, "/ws/a b/.git"), 0);
-    char *text = pd_compile(&ctx);
-    cr_assert_not_null(text);
+    void *img;
+    size_t len;
+    cr_assert_eq(pd_image_build(&ctx, NULL, NULL, &img, &len), 0);
+    const char *why = pd_image_check(img, len);
+    cr_assert_null(why, "%s", why);
+    char **ptrs = calloc(pd_image_nptrs(img) + 1, sizeof *ptrs);
+    cr_assert_not_null(ptrs);
     struct pd_policy p2;
     struct pd_ctx c2;
-    char err[256];
-    cr_assert_eq(pd_compiled_load(text, &p2, &c2, err, sizeof err), 0, "%s", err);
+    pd_image_materialize(img, ptrs, &p2, &c2, NULL);
     cr_expect(c2.git_dirs_known);
     cr_assert_eq(c2.ngit_dirs, 1);
     cr_expect_str_eq(c2.git_dirs[0], "/ws/a b/.git");
-    free(text);
-    pd_ctx_free(&c2);
-    pd_policy_free(&p2);
+    /* the gate protects the listed one only, as before the round trip */
+    cr_expect_str_eq(pd_git_protected(&c2, "/ws/a b/.git/config"), ".git/config");
+    cr_expect_null(pd_git_protected(&c2, "/ws/.git/config"));
+    free(ptrs); /* the materialized lists point into img: nothing else to free */
+    free(img);
 }
 
 /* ---- the post-run git check (launcher/scan_git.h) ----------------------- */

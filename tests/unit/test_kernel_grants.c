@@ -1,14 +1,15 @@
 /* tests/unit/test_kernel_grants.c - what the kernel layers grant, as the
  * preload reads it (policy/kernel_grants.h): which list grants which
  * operation (the mirror of platform/linux/landlock.c's GRANT_*), the
- * namespace floor's read-only binds, and the compiled policy's grant lines
- * (written by pd_compile_grants, read back by pd_compiled_load_grants,
- * skipped by pd_compiled_load), with read_paths' resolved roots. */
+ * namespace floor's read-only binds, and the grants in the compiled policy
+ * image (written by pd_image_build, read back by pd_image_materialize, left
+ * out when it is given no grants), with read_paths' resolved roots. */
 #include <criterion/criterion.h>
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/compiled_image.h"
 #include "policy/kernel_grants.h"
 #include "policy/policy.h"
 
@@ -118,19 +119,32 @@ static void load_ctx(struct pd_policy *p, struct pd_ctx *c, const char *toml)
     cr_assert_eq(pd_ctx_init(c, p, "/", "", &err), 0, "%s", err.msg);
 }
 
+/* pd_image_build (g NULL: the layers off), checked, then materialized into
+ * p, c and *g (g NULL: the grants left out). ptrs and *img to free. */
+static char **round_trip(const struct pd_ctx *ctx, const struct pd_kernel_grants *grants,
+                         void **img, struct pd_policy *p, struct pd_ctx *c,
+                         struct pd_kernel_grants *g)
+{
+    size_t len;
+    cr_assert_eq(pd_image_build(ctx, grants, NULL, img, &len), 0);
+    const char *why = pd_image_check(*img, len);
+    cr_assert_null(why, "%s", why);
+    char **ptrs = calloc(pd_image_nptrs(*img) + 1, sizeof *ptrs);
+    cr_assert_not_null(ptrs);
+    pd_image_materialize(*img, ptrs, p, c, g);
+    return ptrs;
+}
+
 Test(kernel_grants, compiled_round_trip)
 {
-    struct pd_policy p, p2, p3;
-    struct pd_ctx c, c2, c3;
+    struct pd_policy p, p2;
+    struct pd_ctx c, c2;
     load_ctx(&p, &c, "read_paths = [\"/usr/share\", \"/etc\"]\n");
     struct pd_kernel_grants g = sample(true), back;
-    push(&g.write, "/a\nb"); /* escaped like every value */
-    char *text = pd_compile_grants(&c, &g);
-    cr_assert_not_null(text);
-    cr_assert_not_null(strstr(text, "\nkernel 1\n"));
-    cr_assert_not_null(strstr(text, "\nread_root /usr/share\n"));
-    char err[256];
-    cr_assert_eq(pd_compiled_load_grants(text, &p2, &c2, &back, err, sizeof err), 0, "%s", err);
+    push(&g.write, "/a\nb"); /* any byte but NUL survives */
+    void *img;
+    char **ptrs = round_trip(&c, &g, &img, &p2, &c2, &back);
+    cr_assert(((const struct pd_image *)img)->flags & PD_IMAGE_KERNEL);
     cr_assert(back.on);
     cr_assert(back.no_exec_writes);
     cr_assert_eq(back.exec.n, 2);
@@ -142,38 +156,35 @@ Test(kernel_grants, compiled_round_trip)
     cr_assert_eq(c2.nread_roots, 2);
     cr_assert_str_eq(c2.read_roots[0], "/usr/share");
     cr_assert_str_eq(c2.read_roots[1], "/etc");
-    /* pd_compiled_load reads the same text and leaves the grant lines */
-    cr_assert_eq(pd_compiled_load(text, &p3, &c3, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(c3.nread_roots, 2);
-    free(text);
-    pd_ctx_free(&c3);
-    pd_policy_free(&p3);
-    /* pd_compile: no grant lines, the layers off */
-    text = pd_compile(&c);
-    cr_assert_null(strstr(text, "kernel"));
-    pd_kernel_grants_free(&back);
-    cr_assert_eq(pd_compiled_load_grants(text, &p3, &c3, &back, err, sizeof err), 0, "%s", err);
-    free(text);
+    /* the grants decide as before the round trip */
+    cr_assert_not(pd_kernel_grants_allow(&back, PD_OP_EXEC, "/ws/src/app"));
+    cr_assert(pd_kernel_grants_allow(&back, PD_OP_WRITE, "/ws/src/a.c"));
+    cr_assert_str_eq(pd_kernel_grants_readonly(&back, "/ws/.git/config"), "/ws/.git/config");
+    /* materialized without g: the context is the same, the grants left out */
+    free(ptrs);
+    ptrs = calloc(pd_image_nptrs(img) + 1, sizeof *ptrs);
+    cr_assert_not_null(ptrs);
+    pd_image_materialize(img, ptrs, &p2, &c2, NULL);
+    cr_assert_eq(c2.nread_roots, 2);
+    free(ptrs);
+    free(img);
+    /* no grants: the layers off */
+    ptrs = round_trip(&c, NULL, &img, &p2, &c2, &back);
+    cr_assert_not(((const struct pd_image *)img)->flags & PD_IMAGE_KERNEL);
     cr_assert_not(back.on);
     cr_assert_eq(back.exec.n, 0);
+    cr_assert(pd_kernel_grants_allow(&back, PD_OP_EXEC, "/ws/src/app"));
+    free(ptrs);
+    free(img);
+    /* grants that are off: the same */
+    g.on = false;
+    ptrs = round_trip(&c, &g, &img, &p2, &c2, &back);
+    cr_assert_not(back.on);
+    cr_assert_not(back.no_exec_writes);
+    cr_assert_eq(back.write.n, 0);
+    free(ptrs);
+    free(img);
     pd_kernel_grants_free(&g);
-    pd_kernel_grants_free(&back);
     pd_ctx_free(&c);
     pd_policy_free(&p);
-    pd_ctx_free(&c2);
-    pd_policy_free(&p2);
-    pd_ctx_free(&c3);
-    pd_policy_free(&p3);
-}
-
-Test(kernel_grants, unknown_grant_line_is_an_error)
-{
-    struct pd_policy p;
-    struct pd_ctx c;
-    struct pd_kernel_grants g;
-    char err[256];
-    const char *text = "paldron-compiled 1\nworkspace /\nkernel 1\nkernel_bogus /x\nend\n";
-    cr_assert_eq(pd_compiled_load_grants(text, &p, &c, &g, err, sizeof err), -1);
-    cr_assert_not_null(strstr(err, "kernel_bogus"), "%s", err);
-    cr_assert_eq(g.exec.n, 0);
 }

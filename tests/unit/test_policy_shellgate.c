@@ -1,8 +1,10 @@
 /* tests/unit/test_policy_shellgate.c - pd_gate_shell (agents' shell
  * commands), the agent tools of pd_gate_tool_call (Bash, Write, Read,
- * apply_patch, WebFetch ...), and pd_compile / pd_compiled_load. */
+ * apply_patch, WebFetch ...), and the compiled policy image's round trip
+ * (pd_image_build, pd_image_check, pd_image_materialize). */
 #include <criterion/criterion.h>
 
+#include "policy/compiled_image.h"
 #include "policy/policy.h"
 #include "test_policy_fixture.h"
 
@@ -163,6 +165,21 @@ Test(gate_agent, agent_tools, .fini = teardown)
     }
 }
 
+/* The image of c (pd_image_build), checked and materialized into p2 and
+ * c2; ptrs and *img to free (the lists point into the image). */
+static char **round_trip(const struct pd_ctx *c, void **img, struct pd_policy *p2,
+                         struct pd_ctx *c2)
+{
+    size_t len;
+    cr_assert_eq(pd_image_build(c, NULL, NULL, img, &len), 0);
+    const char *why = pd_image_check(*img, len);
+    cr_assert_null(why, "%s", why);
+    char **ptrs = calloc(pd_image_nptrs(*img) + 1, sizeof *ptrs);
+    cr_assert_not_null(ptrs);
+    pd_image_materialize(*img, ptrs, p2, c2, NULL);
+    return ptrs;
+}
+
 Test(compiled, round_trip_keeps_every_decision, .fini = teardown)
 {
     setup(
@@ -170,12 +187,10 @@ Test(compiled, round_trip_keeps_every_decision, .fini = teardown)
         "allow_binaries = [\"python3\"]\nallow_network = true\ntimeout_sec = 7\n"
         "protected_paths = [\"Makefile\"]\njev_threshold = 0.25\njev_on_error = \"allow\"\n");
     cr_assert_eq(pd_ctx_add_root(&ctx, "/dev/shm"), 0);
-    char *text = pd_compile(&ctx);
-    cr_assert_not_null(text);
+    void *img;
     struct pd_policy p2;
     struct pd_ctx c2;
-    char err[256];
-    cr_assert_eq(pd_compiled_load(text, &p2, &c2, err, sizeof err), 0, "%s", err);
+    char **ptrs = round_trip(&ctx, &img, &p2, &c2);
     cr_expect_str_eq(c2.workspace, ctx.workspace);
     cr_expect_str_eq(c2.home, ctx.home);
     cr_expect_eq(c2.nroots, ctx.nroots);
@@ -197,42 +212,23 @@ Test(compiled, round_trip_keeps_every_decision, .fini = teardown)
             cr_expect_eq(a.deny, b.deny, "%s %s differs after the round trip", paths[k],
                          pd_op_name((enum pd_op)op));
         }
-    free(text);
-    pd_ctx_free(&c2);
-    pd_policy_free(&p2);
+    free(ptrs);
+    free(img);
 }
 
 Test(compiled, private_net_survives_the_round_trip, .fini = teardown)
 {
     setup("allow_network = false\n");
     ctx.private_net = true;
-    char *text = pd_compile(&ctx);
-    cr_assert_not_null(text);
-    cr_expect_not_null(strstr(text, "\nprivate_net 1\n"));
+    void *img;
     struct pd_policy p2;
     struct pd_ctx c2;
-    char err[256];
-    cr_assert_eq(pd_compiled_load(text, &p2, &c2, err, sizeof err), 0, "%s", err);
+    char **ptrs = round_trip(&ctx, &img, &p2, &c2);
+    cr_expect(((const struct pd_image *)img)->flags & PD_IMAGE_PRIVATE_NET);
     cr_expect(c2.private_net);
     cr_expect(p2.namespaces);
-    free(text);
-    pd_ctx_free(&c2);
-    pd_policy_free(&p2);
-}
-
-Test(compiled, refuses_broken_text)
-{
-    struct pd_policy p;
-    struct pd_ctx c;
-    char err[256];
-    cr_expect_eq(pd_compiled_load("not a policy\n", &p, &c, err, sizeof err), -1);
-    cr_expect(strstr(err, "bad header") != NULL, "%s", err);
-    cr_expect_eq(pd_compiled_load("paldron-compiled 1\nworkspace /x\n", &p, &c, err, sizeof err),
-                 -1, "a text without its end line is truncated");
-    cr_expect_eq(pd_compiled_load("paldron-compiled 1\nworkspace /x\nbogus 1\nend\n", &p, &c, err,
-                                  sizeof err),
-                 -1);
-    cr_expect(strstr(err, "bogus") != NULL, "%s", err);
+    free(ptrs);
+    free(img);
 }
 
 Test(verdict, deny_fills_reason_key_and_message)

@@ -5,6 +5,8 @@
  * there (docs/policy.md, "Built-in lists"). */
 #include "test_policy_fixture.h"
 
+#include "policy/compiled_image.h"
+
 static char ws[PD_PATH_MAX], home[PD_PATH_MAX];
 static struct pd_policy pol;
 static struct pd_ctx ctx;
@@ -51,37 +53,52 @@ Test(temp_home, matches_the_home_and_below_only, .init = setup, .fini = teardown
     cr_expect_not(pd_in_temp_home(&ctx, NULL));
 }
 
+/* The image of ctx (pd_image_build), checked and materialized into p2 and
+ * c2; ptrs and *img to free (the lists point into the image). */
+static char **round_trip(void **img, struct pd_policy *p2, struct pd_ctx *c2)
+{
+    size_t len;
+    cr_assert_eq(pd_image_build(&ctx, NULL, NULL, img, &len), 0);
+    const char *why = pd_image_check(*img, len);
+    cr_assert_null(why, "%s", why);
+    char **ptrs = calloc(pd_image_nptrs(*img) + 1, sizeof *ptrs);
+    cr_assert_not_null(ptrs);
+    pd_image_materialize(*img, ptrs, p2, c2, NULL);
+    return ptrs;
+}
+
 Test(temp_home, survives_the_compiled_round_trip, .init = setup, .fini = teardown)
 {
     snprintf(ctx.temp_home, sizeof ctx.temp_home, "%s", home);
-    char *text = pd_compile(&ctx);
-    cr_assert_not_null(text);
-    char line[PD_PATH_MAX + 16];
-    snprintf(line, sizeof line, "\ntemp_home %s\n", home);
-    cr_expect_not_null(strstr(text, line), "%s", text);
+    void *img;
     struct pd_policy p2;
     struct pd_ctx c2;
-    char err[256];
-    cr_assert_eq(pd_compiled_load(text, &p2, &c2, err, sizeof err), 0, "%s", err);
+    char **ptrs = round_trip(&img, &p2, &c2);
+    const struct pd_image *im = img;
+    cr_expect_str_eq(pd_image_str(im, im->temp_home), home);
     cr_expect_str_eq(c2.temp_home, home);
-    free(text);
-    pd_ctx_free(&c2);
-    pd_policy_free(&p2);
+    /* and the gate reads it as before */
+    char path[PD_PATH_MAX];
+    tp_join(path, sizeof path, home, ".npmrc");
+    cr_expect(pd_in_temp_home(&c2, path));
+    free(ptrs);
+    free(img);
 }
 
-Test(temp_home, absent_from_the_compiled_text_when_unset, .init = setup, .fini = teardown)
+Test(temp_home, absent_from_the_compiled_image_when_unset, .init = setup, .fini = teardown)
 {
-    char *text = pd_compile(&ctx);
-    cr_assert_not_null(text);
-    cr_expect_null(strstr(text, "\ntemp_home "), "%s", text);
+    void *img;
     struct pd_policy p2;
     struct pd_ctx c2;
-    char err[256];
-    cr_assert_eq(pd_compiled_load(text, &p2, &c2, err, sizeof err), 0, "%s", err);
+    char **ptrs = round_trip(&img, &p2, &c2);
+    const struct pd_image *im = img;
+    cr_expect_str_empty(pd_image_str(im, im->temp_home));
     cr_expect_str_empty(c2.temp_home);
-    free(text);
-    pd_ctx_free(&c2);
-    pd_policy_free(&p2);
+    char path[PD_PATH_MAX];
+    tp_join(path, sizeof path, home, ".npmrc");
+    cr_expect_not(pd_in_temp_home(&c2, path));
+    free(ptrs);
+    free(img);
 }
 
 /* ---- the gate (policy/gate_path.c) ----------------------------------------- */
