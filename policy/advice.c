@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "policy/hosts.h"
 #include "policy/policy.h"
 
 /* "src/" for "src/a/b.txt"; "" when rel is a top-level file (no folder). */
@@ -105,10 +106,19 @@ void pd_advice(const struct pd_ctx *c, const char *key, const char *pattern, con
                  pattern);
     } else if (strcmp(key, "policy_file") == 0) {
         snprintf(out, len, "none: the policy file is never writable through Paldron");
+    } else if (strcmp(key, "allow_network") == 0 && pd_hosts_enabled(c->policy)) {
+        snprintf(out, len,
+                 "none narrow: only the hosts of allow_hosts are reachable, through the run's "
+                 "proxy, and allow_network = true would allow every host");
     } else if (strcmp(key, "allow_network") == 0) {
         snprintf(out, len,
                  "none narrow: the network is off, and allow_network = true would "
                  "allow every host");
+    } else if (strcmp(key, "allow_hosts") == 0 && abs && abs[0] && abs[0] != '/') {
+        /* abs: the "<host>:<port>" refused; the one entry that admits it */
+        snprintf(out, len, "add \"%s\" to allow_hosts", abs);
+    } else if (strcmp(key, "deny_hosts") == 0 && pattern) {
+        snprintf(out, len, "remove \"%s\" from deny_hosts", pattern);
     } else if ((strcmp(key, "allow_paths") == 0 || strcmp(key, "workspace") == 0) && abs &&
                abs[0] == '/') {
         folder_advice(c, "allow_paths", abs, is_dir, out, len);
@@ -126,6 +136,13 @@ void pd_verdict_advice(const struct pd_ctx *c, const struct pd_verdict *v, const
     if (strcmp(v->key, "allow_binaries") == 0) {
         if (program && program[0])
             snprintf(out, len, "add \"%s\" to allow_binaries", program);
+        return;
+    }
+    if (strcmp(v->key, "allow_hosts") == 0) {
+        /* a host not in allow_hosts: its "<host>:<port>" (pd_host_decide);
+         * a malformed host has no entry that would admit it */
+        if (v->reason && strcmp(v->reason, PD_REASON_HOST_NOT_ALLOWED) == 0)
+            pd_advice(c, v->key, v->pattern, v->subject, false, out, len);
         return;
     }
     struct stat st;

@@ -24,6 +24,7 @@
 #include "policy/gate_mcp.h"
 #include "policy/gate_patch.h"
 #include "policy/gate_search.h"
+#include "policy/hosts.h"
 
 static const char *const shell_tools[] = {
     "Bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command", NULL};
@@ -337,6 +338,30 @@ static void gate_patch_tool(const struct pd_ctx *c, const char *base, const cJSO
         pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools", "the patch call carries no patch text");
 }
 
+/* WebFetch and WebSearch under allow_hosts: WebFetch's url is judged by
+ * its host and port; WebSearch reaches hosts it does not name. */
+static void gate_web_hosts(const struct pd_ctx *c, const char *tool, const cJSON *in,
+                           struct pd_verdict *v)
+{
+    if (strcmp(tool, "WebSearch") == 0) {
+        pd_verdict_deny(v, PD_REASON_NETWORK, "allow_network",
+                        "tool '%s' reaches hosts it does not name (allow_hosts admits named hosts "
+                        "only; allow_network = false)",
+                        tool);
+        return;
+    }
+    const char *url = str_member(in, "url");
+    struct pd_verdict hv;
+    if (!url || !pd_host_is_url(url)) {
+        pd_verdict_deny(v, PD_REASON_HOST_MALFORMED, "allow_hosts",
+                        "tool '%s': url '%.300s' names no host that allow_hosts can judge (%s)",
+                        tool, url ? url : "", PD_REASON_HOST_MALFORMED);
+        return;
+    }
+    if (pd_host_deny_target(c->policy, tool, url, 0, &hv))
+        *v = hv;
+}
+
 bool pd_gate_agent(const struct pd_ctx *c, const char *tool, const cJSON *in, struct pd_verdict *v)
 {
     bool shell = pd_agent_is_shell_tool(tool);
@@ -399,6 +424,9 @@ bool pd_gate_agent(const struct pd_ctx *c, const char *tool, const cJSON *in, st
         pd_gate_agent_read(c, base, path && path[0] ? path : ".", v);
     } else if (strcmp(tool, "apply_patch") == 0) {
         gate_patch_tool(c, base, in, v);
+    } else if (pd_hosts_enabled(c->policy) &&
+               (strcmp(tool, "WebFetch") == 0 || strcmp(tool, "WebSearch") == 0)) {
+        gate_web_hosts(c, tool, in, v);
     } else if (strcmp(tool, "WebFetch") == 0 || strcmp(tool, "WebSearch") == 0) {
         if (!c->policy->allow_network)
             pd_verdict_deny(v, PD_REASON_NETWORK, "allow_network",

@@ -17,7 +17,8 @@
  *     secrets, a process's environment);
  *   - a network URL (http, https, ftp, ws, git, ssh, ...) under a URL-like
  *     key (url, uri, href, endpoint, link, website, *url*, *uri*) is refused
- *     when allow_network is false.
+ *     when allow_network is false; with allow_hosts its host and port are
+ *     judged instead (policy/hosts.h).
  *
  * Write-like: a word of the tool name (split at '_', '-', '.', and where
  * lower case turns to upper case) is one of
@@ -38,6 +39,7 @@
 #include "policy/gate_mcp.h"
 #include "policy/gate_patch.h"
 #include "policy/gate_search.h"
+#include "policy/hosts.h"
 
 #define MCP_MAX_DEPTH 1000 /* cJSON refuses deeper documents itself */
 
@@ -368,6 +370,15 @@ static bool judge_string(struct mcp *m, const char *name, const char *key, const
     if (strncasecmp(s, "file:", 5) == 0)
         return judge_uri(m, name, k, s);
     if (network_url(s)) {
+        if (url_key(k) && pd_hosts_enabled(m->c->policy)) {
+            /* the network by name: the host the URL names is judged */
+            struct pd_verdict hv;
+            if (!pd_host_deny_target(m->c->policy, NULL, s, 0, &hv))
+                return true;
+            *m->v = hv;
+            prefix_arg(m->v, name);
+            return false;
+        }
         if (url_key(k) && !m->c->policy->allow_network) {
             pd_verdict_deny(m->v, PD_REASON_NETWORK, "allow_network",
                             "argument '%.200s' is the network address %.300s (allow_network = "

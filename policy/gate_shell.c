@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/hosts.h"
 #include "policy/policy.h"
 #include "policy/shell.h"
 #include "policy/shell_judge.h"
@@ -116,7 +117,13 @@ static void judge_redirs(struct sh_judge *j, const struct pd_sh_cmd *cmd)
         const struct pd_sh_redir *r = &cmd->redirs[k];
         if (r->op != PD_SH_R_HEREDOC && r->op != PD_SH_R_HERESTRING && r->op != PD_SH_R_DUP &&
             bash_socket(&r->target)) {
-            if (!j->c->policy->allow_network)
+            if (pd_hosts_enabled(j->c->policy))
+                sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
+                            "a redirection to %s opens a direct network socket, which never "
+                            "reaches the run's proxy (allow_hosts admits connections through the "
+                            "proxy only; allow_network = false)",
+                            r->target.text);
+            else if (!j->c->policy->allow_network)
                 sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
                             "a redirection to %s opens a network socket (allow_network = false)",
                             r->target.text);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "policy/gate_agent.h"
+#include "policy/hosts.h"
 #include "policy/policy.h"
 #include "policy/shell_words.h"
 #include "policy/toml_lex.h"
@@ -226,6 +227,46 @@ static void check_semantics(const struct pd_ctx *c, const char *tool, const cJSO
     }
 }
 
+/* walk's user: a struct visit first (walk reports too deep a document
+ * through it) */
+struct url_visit {
+    struct visit x;
+    size_t urls;
+};
+
+/* allow_hosts: a URL argument is judged by its host and port. */
+static bool url_pass(const char *name, const char *value, void *user)
+{
+    struct url_visit *u = user;
+    struct pd_verdict hv;
+    if (!pd_host_is_url(value))
+        return true;
+    u->urls++;
+    if (!pd_host_deny_target(u->x.c->policy, NULL, value, 0, &hv))
+        return true;
+    *u->x.v = hv;
+    snprintf(u->x.v->message, sizeof u->x.v->message, "argument '%.200s': %s", name, hv.message);
+    return false;
+}
+
+/* A network tool under allow_hosts: allowed when it names its hosts in URL
+ * arguments and allow_hosts allows them all. */
+static bool network_by_name(const struct pd_ctx *c, const char *tool, const cJSON *args,
+                            struct pd_verdict *v)
+{
+    struct url_visit u = {{c, tool, v}, 0};
+    if (!walk(args, "", url_pass, &u, 0))
+        return false;
+    if (u.urls == 0) {
+        pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
+                        "tool '%s' needs network access to hosts it does not name (allow_hosts "
+                        "admits the hosts of URL arguments only)",
+                        tool);
+        return false;
+    }
+    return true;
+}
+
 static bool check_network(const struct pd_ctx *c, const char *tool, const cJSON *args,
                           bool isolated, struct pd_verdict *v)
 {
@@ -233,6 +274,8 @@ static bool check_network(const struct pd_ctx *c, const char *tool, const cJSON 
         return true;
     for (size_t k = 0; network_tools[k]; k++)
         if (strcmp(tool, network_tools[k]) == 0) {
+            if (pd_hosts_enabled(c->policy))
+                return network_by_name(c, tool, args, v);
             pd_verdict_deny(v, PD_REASON_GUARDRAIL, "tools",
                             "tool '%s' needs network access (disabled in config)", tool);
             return false;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policy/hosts.h"
 #include "policy/toml_lex.h"
 
 #define PD_POLICY_MAX_BYTES (1024 * 1024)
@@ -115,6 +116,21 @@ static const char *builtin_protected_list(void)
     return buf;
 }
 
+/* entry for a message: control bytes as \xNN (UTF-8 kept as written) */
+static const char *printable(const char *x, char *out, size_t len)
+{
+    size_t o = 0;
+    for (; *x && o + 5 < len; x++) {
+        unsigned char c = (unsigned char)*x;
+        if (c < 0x20 || c == 0x7f)
+            o += (size_t)snprintf(out + o, len - o, "\\x%02x", c);
+        else
+            out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return out;
+}
+
 /* Entries of list keys: non-empty; patterns must compile; program entries
  * are a bare name or an absolute path. */
 static int check_list(struct loader *L, const struct pd_toml_entry *e, const struct pd_strv *s)
@@ -170,6 +186,12 @@ static int check_list(struct loader *L, const struct pd_toml_entry *e, const str
                             "policy malformed: unprotect_paths entry '%s' is not a built-in "
                             "protected path (they are: %s)",
                             x, builtin_protected_list());
+        } else if (strcmp(e->key, "allow_hosts") == 0 || strcmp(e->key, "deny_hosts") == 0) {
+            if (pd_host_entry_check(x, msg, sizeof msg)) {
+                char shown[256];
+                return fail(L, e->line, "policy malformed: %s entry '%s': %s", e->key,
+                            printable(x, shown, sizeof shown), msg);
+            }
         } else if (strcmp(e->key, "output_scan_ignore") == 0) {
             /* rule names are checked against the scanner's list when a run starts */
         } else if (strcmp(e->key, "allow_paths") != 0 && strcmp(e->key, "read_paths") != 0 &&
@@ -293,6 +315,13 @@ static int handle_entry(struct loader *L, const struct pd_toml_entry *e, int idx
                       "policy jev_threshold must be between 0 and 1, and not 0 (0 would deny "
                       "every run; leave the key out for the default 0.7)");
     }
+    /* allow_hosts filters a network that allow_network = true opens whole:
+     * refused at the later of the two keys */
+    if (rc && (idx == PD_KEYIDX_allow_network || idx == PD_KEYIDX_allow_hosts) &&
+        p->allow_network && p->allow_hosts.n > 0)
+        rc = fail(L, e->line,
+                  "policy malformed: allow_hosts needs allow_network = false (allow_network = "
+                  "true is direct, unfiltered access)");
     if (rc && idx == PD_KEYIDX_protected_paths)
         p->protected_paths_set = true;
     if (rc && idx == PD_KEYIDX_timeout_sec && nonzero_int)
@@ -386,6 +415,13 @@ int pd_policy_load_string(struct pd_policy *p, const char *text, const char *nam
     if (!L.failed && rc != 0)
         fail(&L, 0, "policy malformed: the INI reader failed (%s)",
              rc == -2 ? "out of memory" : "syntax");
+    if (!L.failed && p->allow_hosts_without_namespace && p->allow_hosts.n == 0) {
+        int a = L.seen_line[PD_KEYIDX_allow_hosts_without_namespace];
+        int b = L.seen_line[PD_KEYIDX_allow_hosts];
+        fail(&L, a > b ? a : b,
+             "policy malformed: allow_hosts_without_namespace = true needs a non-empty "
+             "allow_hosts");
+    }
     pd_toml_doc_free(&doc);
     if (L.failed) {
         pd_policy_free(p);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/hosts.h"
 #include "policy/shell_judge.h"
 
 #define MAX_OPS 64
@@ -249,12 +250,22 @@ void sj_tar(struct sh_judge *j, const struct pd_sh_word *w, size_t n)
     bool makes = t.mode == 'c' || t.mode == 'r' || t.mode == 'u' || t.mode == 'A' || t.mode == 'D';
     if (t.file) {
         if (sj_is_literal(t.file) && remote(t.file_text) && !j->c->policy->allow_network) {
-            sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
-                        "tar archive %s on another host needs the network (allow_network = false)",
-                        t.file_text);
-            return;
+            struct pd_verdict hv;
+            if (!pd_hosts_enabled(j->c->policy)) {
+                sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
+                            "tar archive %s on another host needs the network (allow_network = "
+                            "false)",
+                            t.file_text);
+                return;
+            }
+            /* allow_hosts: tar reaches host:file over rsh/ssh, port 22 */
+            if (pd_host_deny_target(j->c->policy, "tar", t.file_text, 0, &hv)) {
+                sj_deny(j, &hv, NULL);
+                return;
+            }
+        } else {
+            sj_write(j, makes ? PD_OP_WRITE : PD_OP_READ, t.file, t.file_text);
         }
-        sj_write(j, makes ? PD_OP_WRITE : PD_OP_READ, t.file, t.file_text);
     }
     if (t.mode == 'x') {
         if (t.dir)

@@ -8,8 +8,10 @@
  * target is still judged as a read, from the link's directory too).
  * rsync and scp operands of the form host:path are remote: the network. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "policy/hosts.h"
 #include "policy/shell_judge.h"
 
 #define MAX_OPS 64
@@ -37,6 +39,7 @@ struct copy {
     const struct pd_sh_word *ops[MAX_OPS];
     size_t nops;
     bool too_many;
+    unsigned port; /* scp -P PORT (0: none) */
 };
 
 static void c_opt(struct sh_judge *j, void *ud, const struct sj_opt *o)
@@ -51,6 +54,11 @@ static void c_opt(struct sh_judge *j, void *ud, const struct sj_opt *o)
         c->no_target_dir = true;
     if (o->kind == 'N')
         c->dirs_only = true;
+    if (o->len == 1 && o->name[0] == 'P' && o->arg && strcmp(j->prog, "scp") == 0) {
+        char *end;
+        unsigned long port = strtoul(o->arg, &end, 10);
+        c->port = !*end && port > 0 && port <= 65535 ? (unsigned)port : 0;
+    }
     if (o->kind == 'u') {
         c->symbolic = true;
         sj_unjudged(j, "`%s %s` makes symbolic links that later paths may go through", j->prog,
@@ -134,19 +142,29 @@ void sj_copy(struct sh_judge *j, const struct pd_sh_word *w, size_t n)
     const char *name = j->prog;
     bool rsync = strcmp(name, "rsync") == 0, scp = strcmp(name, "scp") == 0;
     bool mv = strcmp(name, "mv") == 0, ln = strcmp(name, "ln") == 0;
-    struct copy c = {NULL, NULL, false, false, false, {NULL}, 0, false};
+    struct copy c = {NULL, NULL, false, false, false, {NULL}, 0, false, 0};
     struct sj_walk_cb cb = {c_opt, c_operand, &c};
     sj_walk(j, w, n, 1, rsync ? RSYNC_SPEC : scp ? SCP_SPEC : COPY_SPEC, 0, &cb);
     if (c.too_many)
         sj_unjudged(j, "%s is given more than %d operands to judge", name, MAX_OPS);
     if (rsync || scp)
-        for (size_t k = 0; k < c.nops; k++)
-            if (sj_is_literal(c.ops[k]) && remote(c.ops[k]->text) && !j->c->policy->allow_network) {
-                sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
-                            "%s to or from %s needs the network (allow_network = false)", name,
-                            c.ops[k]->text);
-                return;
+        for (size_t k = 0; k < c.nops; k++) {
+            if (!sj_is_literal(c.ops[k]) || !remote(c.ops[k]->text) || j->c->policy->allow_network)
+                continue;
+            struct pd_verdict hv;
+            if (pd_hosts_enabled(j->c->policy)) {
+                /* through the run's proxy: the host it names is judged */
+                if (pd_host_deny_target(j->c->policy, name, c.ops[k]->text, c.port, &hv)) {
+                    sj_deny(j, &hv, NULL);
+                    return;
+                }
+                continue;
             }
+            sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
+                        "%s to or from %s needs the network (allow_network = false)", name,
+                        c.ops[k]->text);
+            return;
+        }
     if (c.dirs_only) { /* install -d DIR...: directories made */
         for (size_t k = 0; k < c.nops && !j->denied; k++)
             sj_write(j, PD_OP_CREATE, c.ops[k], NULL);

@@ -21,9 +21,12 @@
  * --output and -o write. A pathspec with magic (:...) or a glob that git
  * expands itself is unjudged. */
 #include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/hosts.h"
 #include "policy/shell_judge.h"
 
 #define G_NET  0x01u /* needs the network */
@@ -267,11 +270,31 @@ struct gstate {
     bool pattern_given, dry, index_only, saw_pattern;
     const struct pd_sh_word *first_operand; /* mv: sources and destination */
     size_t noperands;
+    /* allow_hosts and a subcommand that reaches the network: the URLs it
+     * names are judged, and the operand at repo (the repository; SIZE_MAX:
+     * none) also in its ssh form host:path */
+    bool hosts;
+    size_t repo;
+    char what[64]; /* "git clone", for messages */
 };
+
+/* allow_hosts: judge the remote text names (a URL; an ssh-style
+ * [user@]host:path where a repository stands, or with a user). */
+static void g_remote(struct sh_judge *j, const struct gstate *g, const struct pd_sh_word *w,
+                     const char *t, bool repo)
+{
+    struct pd_verdict hv;
+    if (j->denied || !sj_is_literal(w) || !(pd_host_is_url(t) || repo || strchr(t, '@')))
+        return;
+    if (pd_host_deny_target(j->c->policy, g->what, t, 0, &hv))
+        sj_deny(j, &hv, NULL);
+}
 
 static void g_opt(struct sh_judge *j, void *ud, const struct sj_opt *o)
 {
     struct gstate *g = ud;
+    if (g->hosts && o->arg && o->argw)
+        g_remote(j, g, o->argw, o->arg, false); /* push --repo=URL */
     if (o->kind == 'P' || o->kind == 'Q')
         g->pattern_given = true;
     if (o->kind == 'N')
@@ -306,6 +329,10 @@ static void g_operand(struct sh_judge *j, void *ud, size_t index, const struct p
     g->noperands++;
     if (!g->first_operand)
         g->first_operand = w;
+    if (g->hosts)
+        g_remote(j, g, w, w->text, index == g->repo);
+    if (j->denied)
+        return;
     if ((g->sub->flags & G_PATT) && !g->pattern_given && !g->saw_pattern && !after) {
         g->saw_pattern = true;
         sj_data(j, w, NULL, false);
@@ -433,7 +460,8 @@ static void judge_sub(struct sh_judge *j, const struct pd_sh_word *w, size_t n, 
     if (strcmp(name, "archive") == 0)
         for (size_t k = i + 1; k < n; k++)
             net |= strncmp(w[k].text, "--remote", 8) == 0;
-    if (net && !j->c->policy->allow_network) {
+    const bool hosts = net && pd_hosts_enabled(j->c->policy);
+    if (net && !j->c->policy->allow_network && !hosts) {
         const char *what = "";
         if (!(sub && (sub->flags & G_NET)))
             for (size_t k = i + 1; k < n && !what[0]; k++)
@@ -470,7 +498,23 @@ static void judge_sub(struct sh_judge *j, const struct pd_sh_word *w, size_t n, 
                 return;
             }
     }
-    struct gstate g = {sub, NULL, false, false, false, false, NULL, 0};
+    struct gstate g = {sub, NULL, false, false, false, false, NULL, 0, hosts, SIZE_MAX, ""};
+    if (hosts) {
+        snprintf(g.what, sizeof g.what, "git %s", name);
+        if (sub->flags & G_NET)
+            g.repo = 0; /* clone, fetch, pull, push, ls-remote: the repository first */
+        else if (strcmp(name, "remote") == 0)
+            g.repo = 2; /* remote add NAME URL */
+        else if (strcmp(name, "submodule") == 0)
+            g.repo = 1;                                  /* submodule add URL */
+        for (size_t k = i + 1; k < n && !j->denied; k++) /* archive --remote[=]REPO */
+            if (strncmp(w[k].text, "--remote=", 9) == 0)
+                g_remote(j, &g, &w[k], w[k].text + 9, true);
+            else if (strcmp(w[k].text, "--remote") == 0 && k + 1 < n)
+                g_remote(j, &g, &w[k + 1], w[k + 1].text, true);
+        if (j->denied)
+            return;
+    }
     for (size_t k = i + 1; k < n; k++)
         if (strcmp(w[k].text, "--") == 0 && sj_is_literal(&w[k])) {
             g.dashdash = &w[k];

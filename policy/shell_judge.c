@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "policy/gate_search.h"
+#include "policy/hosts.h"
 #include "policy/shell_judge.h"
 
 void sj_unjudged(struct sh_judge *j, const char *fmt, ...)
@@ -335,7 +336,9 @@ void sj_program_name(struct sh_judge *j, const char *name)
         return;
     if (!slash && sj_is_builtin(name))
         return;
-    if (!p->allow_network && sj_network_program(base)) {
+    /* allow_hosts: the network goes through the run's proxy; the hosts a
+     * command names are judged with its words (sj_dispatch) */
+    if (!p->allow_network && !pd_hosts_enabled(p) && sj_network_program(base)) {
         sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
                     "%s needs the network (allow_network = false)", base);
         return;
@@ -383,6 +386,42 @@ void sj_program(struct sh_judge *j, const struct pd_sh_word *w)
     sj_program_name(j, w->text);
 }
 
+/* Programs besides the network programs whose URL arguments name the
+ * hosts they fetch from (pip install https://..., npm --registry=URL). */
+static const char *const url_programs[] = {"pip",  "pip3", "pipx", "uv",    "npm", "npx",
+                                           "yarn", "pnpm", "gem",  "cargo", NULL};
+
+static bool url_program(const char *name)
+{
+    if (sj_network_program(name))
+        return true;
+    for (size_t k = 0; url_programs[k]; k++)
+        if (strcmp(url_programs[k], name) == 0)
+            return true;
+    return false;
+}
+
+/* allow_hosts: every literal URL among the words of a program that reaches
+ * the network (an operand, or the value of --opt=URL) is judged by its host
+ * and port: `curl https://evil.test/x` is a literal deny. */
+static void judge_urls(struct sh_judge *j, const struct pd_sh_word *w, size_t n)
+{
+    for (size_t k = 1; k < n && !j->denied; k++) {
+        if (!sj_is_literal(&w[k]))
+            continue;
+        const char *t = w[k].text;
+        if (t[0] == '-') {
+            const char *eq = strchr(t, '=');
+            if (!eq)
+                continue;
+            t = eq + 1;
+        }
+        struct pd_verdict hv;
+        if (pd_host_is_url(t) && pd_host_deny_target(j->c->policy, j->prog, t, 0, &hv))
+            sj_deny(j, &hv, NULL);
+    }
+}
+
 void sj_dispatch(struct sh_judge *j, const struct pd_sh_word *words, size_t n)
 {
     if (n == 0 || j->denied)
@@ -395,7 +434,9 @@ void sj_dispatch(struct sh_judge *j, const struct pd_sh_word *words, size_t n)
     const char *slash = strrchr(words[0].text, '/');
     j->depth++;
     j->prog = slash ? slash + 1 : words[0].text;
-    if (!sj_builtin(j, words, n) && !sj_unknown_wrapper(j, words, n))
+    if (pd_hosts_enabled(j->c->policy) && url_program(j->prog))
+        judge_urls(j, words, n);
+    if (!j->denied && !sj_builtin(j, words, n) && !sj_unknown_wrapper(j, words, n))
         sj_program_args(j, words, n);
     j->prog = saved;
     j->depth--;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy/hosts.h"
 #include "policy/shell_judge.h"
 
 static const char *base_of(const char *s)
@@ -371,7 +372,8 @@ bool sj_unknown_wrapper(struct sh_judge *j, const struct pd_sh_word *w, size_t n
     if (strcmp(name, "busybox") == 0) {
         sj_unjudged(j, "busybox runs its applets, which are not followed statically");
         if (n > 1 && sj_is_literal(&w[1]) && w[1].text[0] != '-') {
-            if (!j->c->policy->allow_network && sj_network_program(w[1].text))
+            if (!j->c->policy->allow_network && !pd_hosts_enabled(j->c->policy) &&
+                sj_network_program(w[1].text))
                 sj_deny_msg(j, PD_REASON_NETWORK, "allow_network",
                             "busybox %s needs the network (allow_network = false)", w[1].text);
             else

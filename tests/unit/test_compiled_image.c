@@ -215,6 +215,7 @@ static const char toml_on[] = "allow_paths = [\"src/\", \"/opt/build\"]\n"
                               "require_os_isolation = true\n"
                               "namespaces = true\n"
                               "require_namespaces = true\n"
+                              "deny_hosts = [\"bad.example.com\", \"[::1]:8080\"]\n"
                               "allow_unix_sockets = [\"/run/pd-test.sock\"]\n"
                               "timeout_sec = 7\n"
                               "max_processes = 99\n"
@@ -259,6 +260,16 @@ static const char toml_off[] = "allow_network = false\n"
 Test(compiled_image, round_trip_keeps_every_policy_key, .init = setup, .fini = teardown)
 {
     load(toml_on, home);
+    /* the loader refuses allow_hosts with allow_network = true (and
+     * allow_hosts_without_namespace without allow_hosts): set by hand, the
+     * image carries what it is given */
+    pol.allow_hosts.v = calloc(2, sizeof *pol.allow_hosts.v);
+    cr_assert_not_null(pol.allow_hosts.v);
+    pol.allow_hosts.v[0] = strdup("pypi.org");
+    pol.allow_hosts.v[1] = strdup("*.example.com:8443");
+    cr_assert(pol.allow_hosts.v[0] && pol.allow_hosts.v[1]);
+    pol.allow_hosts.n = 2;
+    pol.allow_hosts_without_namespace = true;
     /* the fixture sets every key: a key the image drops cannot pass */
 #define PD_KEY_STRV(name, doc)             cr_assert_gt(pol.name.n, 0, "fixture: %s is empty", #name);
 #define PD_KEY_BOOL(name, def, doc)        cr_assert(pol.name, "fixture: %s is false", #name);
@@ -282,6 +293,9 @@ Test(compiled_image, round_trip_keeps_every_policy_key, .init = setup, .fini = t
     cr_expect_eq(p2.max_memory_mb, PD_MEMORY_UNLIMITED);
     cr_expect(p2.jev_threshold > 0.2499 && p2.jev_threshold < 0.2501);
     cr_expect_eq(p2.jev_on_error, PD_ON_ERROR_ALLOW);
+    cr_expect_str_eq(p2.allow_hosts.v[1], "*.example.com:8443");
+    cr_expect_str_eq(p2.deny_hosts.v[1], "[::1]:8080");
+    cr_expect(p2.allow_hosts_without_namespace);
     cr_expect(p2.protected_paths_set);
     cr_expect(p2.timeout_sec_set);
     cr_expect_eq(c2.policy, &p2);

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "policy/gate_mcp.h"
+#include "policy/hosts.h"
 #include "policy/policy.h"
 #include "test_policy_fixture.h"
 
@@ -188,5 +189,24 @@ Test(mcp_gate, network_allowed, .fini = teardown)
 {
     setup("allow_network = true\n");
     mcp("mcp__fetch__fetch", "{\"url\": \"https://example.com/\"}", NULL, NULL);
+    mcp("mcp__fetch__fetch", "{\"url\": \"file://{WS}/.env\"}", PD_REASON_SECRET, NULL);
+}
+
+/* allow_hosts: a URL under a URL-like key is judged by its host and port */
+Test(mcp_gate, network_by_name, .fini = teardown)
+{
+    setup("allow_hosts = [\"example.com\", \"10.0.0.1:9\"]\n");
+    mcp("mcp__fetch__fetch", "{\"url\": \"https://example.com/\"}", NULL, NULL);
+    mcp("mcp__x__call", "{\"cfg\": {\"base_url\": \"ws://10.0.0.1:9\"}}", NULL, NULL);
+    mcp("mcp__fetch__fetch", "{\"url\": \"https://evil.test/x\"}", PD_REASON_HOST_NOT_ALLOWED,
+        "argument 'url': https://evil.test/x: evil.test:443 (not in allow_hosts)");
+    mcp("mcp__x__call", "{\"cfg\": {\"base_url\": \"ws://10.0.0.1:10\"}}",
+        PD_REASON_HOST_NOT_ALLOWED, "argument 'cfg.base_url': ws://10.0.0.1:10: 10.0.0.1:10");
+    mcp("mcp__x__call", "{\"endpoint\": \"ftp://example.com/x\"}", PD_REASON_HOST_NOT_ALLOWED,
+        "example.com:21");
+    mcp("mcp__x__call", "{\"endpoint\": \"https://0x7f.0.0.1/\"}", PD_REASON_HOST_MALFORMED,
+        "(malformed host)");
+    /* a URL in prose is data, as with the network off */
+    mcp("mcp__x__create_issue", "{\"body\": \"see https://evil.test\"}", NULL, NULL);
     mcp("mcp__fetch__fetch", "{\"url\": \"file://{WS}/.env\"}", PD_REASON_SECRET, NULL);
 }

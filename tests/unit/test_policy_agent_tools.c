@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "policy/gate_agent.h"
+#include "policy/hosts.h"
 #include "policy/policy.h"
 #include "test_policy_fixture.h"
 
@@ -225,4 +226,41 @@ Test(agent_tools, file_tools, .fini = teardown)
          NULL);
     call("WebFetch", "{\"url\": \"https://example.com\", \"prompt\": \"x\"}", NULL,
          PD_REASON_NETWORK, NULL);
+}
+
+/* allow_hosts: WebFetch's url is judged by its host and port; WebSearch
+ * names no host; shell tools judge the URLs their commands name. */
+Test(agent_tools, network_tools_by_name, .fini = teardown)
+{
+    setup("allow_paths = [\"src/\"]\nallow_hosts = [\"example.com\", \"api.example.com:8443\"]\n");
+    call("WebFetch", "{\"url\": \"https://example.com\", \"prompt\": \"x\"}", NULL, NULL, NULL);
+    call("WebFetch", "{\"url\": \"http://example.com/a\", \"prompt\": \"x\"}", NULL, NULL, NULL);
+    call("WebFetch", "{\"url\": \"https://api.example.com:8443/v1\", \"prompt\": \"x\"}", NULL,
+         NULL, NULL);
+    call("WebFetch", "{\"url\": \"https://api.example.com/v1\", \"prompt\": \"x\"}", NULL,
+         PD_REASON_HOST_NOT_ALLOWED,
+         "WebFetch: https://api.example.com/v1: api.example.com:443 (not in allow_hosts)");
+    call("WebFetch", "{\"url\": \"https://evil.test/?q=secret\", \"prompt\": \"x\"}", NULL,
+         PD_REASON_HOST_NOT_ALLOWED, "evil.test:443 (not in allow_hosts)");
+    call("WebFetch", "{\"url\": \"https://example.com@evil.test/\", \"prompt\": \"x\"}", NULL,
+         PD_REASON_HOST_NOT_ALLOWED, "evil.test:443");
+    call("WebFetch", "{\"url\": \"https://127.1/\", \"prompt\": \"x\"}", NULL,
+         PD_REASON_HOST_MALFORMED, NULL);
+    call("WebFetch", "{\"url\": \"file:///etc/passwd\", \"prompt\": \"x\"}", NULL,
+         PD_REASON_HOST_MALFORMED, "names no host that allow_hosts can judge");
+    call("WebSearch", "{\"query\": \"x\"}", NULL, PD_REASON_NETWORK,
+         "reaches hosts it does not name");
+    call("Bash", "{\"command\": \"curl -s https://example.com/\"}", src, NULL, NULL);
+    call("Bash", "{\"command\": \"curl -s https://evil.test/\"}", src, PD_REASON_HOST_NOT_ALLOWED,
+         "curl: https://evil.test/: evil.test:443 (not in allow_hosts)");
+    call("exec_command", "{\"cmd\": [\"curl\", \"https://evil.test/\"]}", NULL,
+         PD_REASON_HOST_NOT_ALLOWED, "evil.test:443");
+    /* the rule, for the advice */
+    cJSON *in = cJSON_Parse("{\"url\": \"https://evil.test/\", \"prompt\": \"x\"}");
+    struct pd_verdict v;
+    ctx.cwd[0] = '\0';
+    cr_assert(pd_gate_agent(&ctx, "WebFetch", in, &v));
+    cJSON_Delete(in);
+    cr_expect_str_eq(v.key, "allow_hosts");
+    cr_expect_str_eq(v.subject, "evil.test:443");
 }

@@ -486,6 +486,33 @@ Test(load_values, namespace_keys)
     pd_policy_free(&p);
 }
 
+Test(load_values, host_keys)
+{
+    struct pd_policy p;
+    load_ok(&p, "");
+    cr_expect_eq(p.allow_hosts.n, 0);
+    cr_expect_eq(p.deny_hosts.n, 0);
+    cr_expect_not(p.allow_hosts_without_namespace, "off by default");
+    pd_policy_free(&p);
+    load_ok(&p,
+            "allow_network = false\n"
+            "allow_hosts = [\"pypi.org\", \"*.githubusercontent.com:443\", \"127.0.0.1:8080\",\n"
+            "  \"[::1]:8080\", \"PyPI.org.\", \"localhost\"]\n"
+            "deny_hosts = [\"evil.example.com\", \"[2001:db8::1]\"]\n"
+            "allow_hosts_without_namespace = true\n");
+    cr_expect_eq(p.allow_hosts.n, 6);
+    cr_expect_str_eq(p.allow_hosts.v[1], "*.githubusercontent.com:443");
+    cr_expect_str_eq(p.allow_hosts.v[4], "PyPI.org.", "entries are kept as written");
+    cr_expect_eq(p.deny_hosts.n, 2);
+    cr_expect(p.allow_hosts_without_namespace);
+    cr_expect_not(p.allow_network);
+    pd_policy_free(&p);
+    /* allow_network = true with no hosts, or deny_hosts alone, is fine */
+    load_ok(&p, "allow_network = true\nallow_hosts = []\ndeny_hosts = [\"x.test\"]\n");
+    cr_expect(p.allow_network);
+    pd_policy_free(&p);
+}
+
 Test(load_values, protected_paths_set_only_when_given)
 {
     struct pd_policy p;
@@ -692,6 +719,86 @@ static const struct err_case err_cases[] = {
      1},
     {"\n\n\njev_on_error = \"allow \"", "policy jev_on_error must be \"deny\" or \"allow\"", NULL,
      NULL, 4},
+    /* allow_hosts and deny_hosts entries (policy/hosts.c; every form: test_policy_hosts.c) */
+    {"allow_hosts = [\"*.com\"]",
+     "policy malformed: allow_hosts entry '*.com': a wildcard on a top-level domain matches every "
+     "name under it",
+     NULL, NULL, 1},
+    {"# c\n\ndeny_hosts = [\"*\"]",
+     "policy malformed: deny_hosts entry '*': '*' alone would allow every host: name the hosts, or "
+     "a domain's subdomains as '*.example.com'",
+     NULL, NULL, 3},
+    {"allow_hosts = [\"*:443\"]", NULL, MAL, "'*' alone would allow every host", 1},
+    {"allow_hosts = [\"\"]", "policy malformed: allow_hosts holds an empty entry", NULL, NULL, 1},
+    {"deny_hosts = [\"ok.test\", \"\"]", "policy malformed: deny_hosts holds an empty entry", NULL,
+     NULL, 1},
+    {"allow_hosts = [\"*.localhost\"]", NULL, MAL, "a wildcard on a top-level domain", 1},
+    {"allow_hosts = [\"a*.b.com\"]",
+     "policy malformed: allow_hosts entry 'a*.b.com': '*' is allowed only as a whole leading label "
+     "('*.example.com')",
+     NULL, NULL, 1},
+    {"allow_hosts = [\"*.*.x\"]", NULL, MAL, "'*' is allowed only as a whole leading label", 1},
+    {"allow_hosts = [\"b\\u00fccher.de\"]",
+     "policy malformed: allow_hosts entry 'b\xc3\xbc"
+     "cher.de': non-ASCII name: write its punycode form xn--...",
+     NULL, NULL, 1},
+    {"allow_hosts = [\"a..b\"]",
+     "policy malformed: allow_hosts entry 'a..b': empty label in 'a..b'", NULL, NULL, 1},
+    {"allow_hosts = [\"-a.com\"]", NULL, MAL, "starts or ends with '-'", 1},
+    {"allow_hosts = [\"a!.com\"]", NULL, MAL, "character '!' is not allowed", 1},
+    {"allow_hosts = [\"pypi.org:0\"]",
+     "policy malformed: allow_hosts entry 'pypi.org:0': port 0 is out of range (1-65535)", NULL,
+     NULL, 1},
+    {"allow_hosts = [\"pypi.org:65536\"]", NULL, MAL, "port 65536 is out of range", 1},
+    {"allow_hosts = [\"pypi.org:08\"]", NULL, MAL, "port '08' has a leading zero", 1},
+    {"allow_hosts = [\"pypi.org:\"]", NULL, MAL, "empty port after ':'", 1},
+    {"allow_hosts = [\"pypi.org:x\"]", NULL, MAL, "port 'x' is not a number", 1},
+    {"allow_hosts = [\"::1\"]",
+     "policy malformed: allow_hosts entry '::1': an IPv6 address must be bracketed: [::1] or "
+     "[::1]:443",
+     NULL, NULL, 1},
+    {"allow_hosts = [\"127.1\"]",
+     "policy malformed: allow_hosts entry '127.1': '127.1' is not an IPv4 address in dotted-quad "
+     "form (shorthand, octal and hex forms are refused)",
+     NULL, NULL, 1},
+    {"allow_hosts = [\"2130706433\"]", NULL, MAL, "dotted-quad", 1},
+    {"allow_hosts = [\"0x7f.0.0.1\"]", NULL, MAL, "dotted-quad", 1},
+    {"allow_hosts = [\"010.0.0.1\"]", NULL, MAL, "dotted-quad", 1},
+    {"allow_hosts = [\"https://pypi.org\"]", NULL, MAL, "holds '/'", 1},
+    {"allow_hosts = [\"git@github.com\"]", NULL, MAL, "holds '@'", 1},
+    {"allow_hosts = [\"[fe80::1%eth0]\"]", NULL, MAL, "holds '%'", 1},
+    {"allow_hosts = [\"pypi .org\"]", NULL, MAL, "holds white space", 1},
+    {"allow_hosts = [\"a\\u0001b\"]",
+     "policy malformed: allow_hosts entry 'a\\x01b': holds a control character (\\x01)", NULL, NULL,
+     1},
+    {"timeout_sec = 5\nallow_hosts = [\n  \"pypi.org\",\n  \"*.com\",\n]\n", NULL, MAL,
+     "allow_hosts entry '*.com'", 2},
+    {"deny_hosts = [\n  \"ok.test\",\n\n  \"*.org\",\n]\n", NULL, MAL, "deny_hosts entry '*.org'",
+     1},
+    {"allow_hosts = \"pypi.org\"", NULL, MAL, "allow_hosts must be an array of strings", 1},
+    {"allow_hosts_without_namespace = \"yes\"", NULL, MAL, "allow_hosts_without_namespace", 1},
+    /* allow_network = true is the whole network: allow_hosts would filter nothing */
+    {"allow_network = true\n# c\nallow_hosts = [\"pypi.org\"]\n",
+     "policy malformed: allow_hosts needs allow_network = false (allow_network = true is direct, "
+     "unfiltered access)",
+     NULL, NULL, 3},
+    {"allow_hosts = [\n  \"pypi.org\",\n]\n\nallow_network = true\n",
+     "policy malformed: allow_hosts needs allow_network = false (allow_network = true is direct, "
+     "unfiltered access)",
+     NULL, NULL, 5},
+    /* allow_hosts_without_namespace without hosts */
+    {"\nallow_hosts_without_namespace = true\n",
+     "policy malformed: allow_hosts_without_namespace = true needs a non-empty allow_hosts", NULL,
+     NULL, 2},
+    {"allow_hosts = []\n\nallow_hosts_without_namespace = true\n",
+     "policy malformed: allow_hosts_without_namespace = true needs a non-empty allow_hosts", NULL,
+     NULL, 3},
+    {"allow_hosts_without_namespace = true\ntimeout_sec = 5\nallow_hosts = []\n",
+     "policy malformed: allow_hosts_without_namespace = true needs a non-empty allow_hosts", NULL,
+     NULL, 3},
+    /* the first error in the file wins over the end-of-file check */
+    {"allow_hosts_without_namespace = true\nbogus = 1\n", "policy unknown key: bogus", NULL, NULL,
+     2},
     /* lines after BOM, CRLF, comments, strings with '#' and multi-line arrays */
     {"\xEF\xBB\xBF# c\r\n\r\nbogus = 1\r\n", "policy unknown key: bogus", NULL, NULL, 3},
     {"allow_paths = [\n \"a\", # x\n]\nbogus = 1", "policy unknown key: bogus", NULL, NULL, 4},
@@ -1039,6 +1146,22 @@ Test(dump, protected_paths_set_but_empty_round_trips)
     struct pd_policy p;
     load_ok(&p, "protected_paths = []");
     round_trip(&p, "protected_paths = []");
+    pd_policy_free(&p);
+}
+
+Test(dump, host_keys_round_trip)
+{
+    struct pd_policy p;
+    load_ok(&p, "allow_hosts = [\"pypi.org\", \"*.example.com:8443\", \"[::1]:80\"]\n"
+                "deny_hosts = [\"bad.example.com\"]\n"
+                "allow_hosts_without_namespace = true\n");
+    round_trip(&p, "host keys");
+    char *text = pd_policy_dump(&p);
+    cr_assert_not_null(text);
+    cr_expect(strstr(text, "\nallow_hosts = [") != NULL, "%s", text);
+    cr_expect(strstr(text, "\ndeny_hosts = [") != NULL, "%s", text);
+    cr_expect(strstr(text, "\nallow_hosts_without_namespace = true") != NULL, "%s", text);
+    free(text);
     pd_policy_free(&p);
 }
 

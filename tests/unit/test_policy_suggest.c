@@ -60,7 +60,8 @@ static const struct suggest_case cases[] = {
     {"requireosisoltn", keys, NKEYS, "require_os_isolation"},
     /* the only key a word begins */
     {"timeout", keys, NKEYS, "timeout_sec"},
-    {"deny", keys, NKEYS, "deny_globs"},
+    {"deny_host", keys, NKEYS, "deny_hosts"},
+    {"allow_host", keys, NKEYS, "allow_hosts"},
     {"interact", options, NOPTIONS, "interactive"},
     /* exact names are themselves */
     {"check", commands, NCOMMANDS, "check"},
@@ -76,6 +77,7 @@ static const struct suggest_case cases[] = {
     {"", commands, NCOMMANDS, NULL},
     /* the prefix of several names is no guess */
     {"allow", keys, NKEYS, NULL},
+    {"deny", keys, NKEYS, NULL}, /* deny_globs, deny_hosts */
     {"max_", keys, NKEYS, NULL},
     {"jev", keys, NKEYS, NULL},
     {"ex", commands, NCOMMANDS, NULL}, /* exec, explain; and too short for a prefix */

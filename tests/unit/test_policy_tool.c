@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy/hosts.h"
 #include "policy/policy.h"
 #include "policy/tools.h"
 #include "test_policy_fixture.h"
@@ -235,6 +236,40 @@ Test(tool_gate, network_allowed)
          GUARD("suspicious path or system access pattern in argument 'q'")},
     };
     run_tool_cases("network on", cases, sizeof cases / sizeof cases[0]);
+}
+
+Test(tool_gate, network_by_name)
+{
+    setup("allow_hosts = [\"example.com\", \"api.test:8443\"]");
+    static const struct tool_case cases[] = {
+        {"http_request", "{\"url\":\"https://example.com/a\"}", false, NULL, NULL},
+        {"web_scrape", "{\"url\":\"http://example.com/\",\"depth\":\"1\"}", false, NULL, NULL},
+        {"http_request",
+         "{\"url\":\"https://api.test:8443/v1\",\"fallback\":\"https://example.com\"}", false, NULL,
+         NULL},
+        {"http_request", "{\"url\":\"https://evil.test/a\"}", false, PD_REASON_HOST_NOT_ALLOWED,
+         "argument 'url': https://evil.test/a: evil.test:443 (not in allow_hosts)"},
+        {"http_request",
+         "{\"url\":\"https://example.com/\",\"next\":{\"u\":\"https://api.test/\"}}", false,
+         PD_REASON_HOST_NOT_ALLOWED,
+         "argument 'next.u': https://api.test/: api.test:443 (not in allow_hosts)"},
+        {"http_request", "{\"url\":\"https://2130706433/\"}", false, PD_REASON_HOST_MALFORMED,
+         "argument 'url': https://2130706433/: 2130706433:443 (malformed host)"},
+        /* a network tool that names no host stays refused */
+        {"wolfram", "{\"q\":\"2+2\"}", false,
+         GUARD("tool 'wolfram' needs network access to hosts it does not name (allow_hosts admits "
+               "the hosts of URL arguments only)")},
+        {"web_search", "{\"q\":\"x\"}", true,
+         GUARD("tool 'web_search' needs network access to hosts it does not name (allow_hosts "
+               "admits the hosts of URL arguments only)")},
+        /* the rest of the network rules are unchanged: no isolation, git helpers */
+        {"execute_code", "{\"command\":\"ls\",\"dir\":\"{WS}\"}", false, GUARD(EXEC_NET)},
+        {"git_ops", "{\"action\":\"push\"}", true, GUARD(PUSH_NET)},
+        /* and the other passes still run after it */
+        {"http_request", "{\"url\":\"https://example.com/\",\"body\":\"../../etc/passwd\"}", false,
+         GUARD("suspicious path or system access pattern in argument 'body'")},
+    };
+    run_tool_cases("allow_hosts", cases, sizeof cases / sizeof cases[0]);
 }
 
 /* ---- schema --------------------------------------------------------------------- */
