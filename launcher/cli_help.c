@@ -108,6 +108,26 @@ const struct pd_subcommand pd_subcommands[] = {
         .operand = PD_COMPLETE_NOTHING,
     },
     {
+        .name = "connect",
+        .run = pd_cmd_connect,
+        .summary = "open a tunnel to HOST PORT through the run's proxy (ssh's ProxyCommand)",
+        .usage = {"connect HOST PORT", NULL},
+        .description =
+            "Inside a run whose policy sets allow_hosts: connect to the run's proxy ($HTTPS_PROXY, "
+            "else $HTTP_PROXY or $ALL_PROXY: http://127.0.0.1:PORT), ask it for HOST:PORT "
+            "(HTTP CONNECT) and pass bytes between the tunnel and stdin/stdout until both ends "
+            "close. The run's GIT_SSH_COMMAND uses it as ssh's ProxyCommand, so that git and ssh "
+            "reach an allowed host:\n"
+            "\n"
+            "  ssh -o ProxyCommand='paldron connect %h %p' git@github.com\n"
+            "\n"
+            "The proxy judges HOST and PORT (allow_hosts, deny_hosts); a refusal is printed as "
+            "the proxy gave it.",
+        .notes = "Exit: 0 the tunnel ended, 2 the proxy refused HOST:PORT, 1 broken (no proxy in "
+                 "the environment, usage).",
+        .operand = PD_COMPLETE_NOTHING,
+    },
+    {
         .name = "cache",
         .run = pd_cmd_cache,
         .summary = "show or remove exec's persistent cache folders",

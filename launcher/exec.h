@@ -80,9 +80,23 @@ struct pd_known_later {
     int rc;
 };
 
+/* exec_net.c: the run's network by name (allow_hosts). */
+struct pd_net_proxy;
+struct pd_exec_net {
+    bool on;                    /* allow_hosts through the run's namespace and the proxy */
+    bool fallback;              /* allow_hosts_without_namespace: the live gate alone */
+    int chan[2];                /* the listeners come over [0]; the child sends on [1] */
+    struct pd_ns_listen listen; /* spec.ns.listen */
+    char resolv[PD_PATH_MAX];   /* the run's resolv.conf, in the run directory */
+    char proxy_url[64];         /* http://127.0.0.1:<port> */
+    char ssh_command[PD_PATH_MAX + 128];
+    struct pd_net_proxy *proxy; /* while the run lasts */
+};
+
 struct pd_exec_plan {
     const struct pd_ctx *ctx;
-    struct pd_fence fence; /* waited out by the child before execve (scan.h) */
+    struct pd_exec_net net;
+    struct pd_fence fence;        /* waited out by the child before execve (scan.h) */
     bool isolated;                /* require_os_isolation: kernel layers on */
     struct pd_platform_info info; /* isolated only */
     struct pd_sandbox_spec spec;  /* isolated only */
@@ -165,12 +179,14 @@ struct pd_exec_outcome {
  * the caller's variables that exec_env_filter.c passes, then the launcher's
  * own (which replace the caller's of the same name). */
 struct pd_env_opts {
-    bool isolated;          /* temp home, caches, real cargo/rustup homes */
-    const char *temp_home;  /* isolated only */
-    const char *go_tmp;     /* $GOTMPDIR, both modes ("" or NULL: none) */
-    const char *cache;      /* the persistent cache folder; "" or NULL: none */
-    bool allow_network;     /* false: the tools' offline switches */
-    const char *cargo_home; /* the real ones, read-only in the spec */
+    bool isolated;           /* temp home, caches, real cargo/rustup homes */
+    const char *proxy_url;   /* allow_hosts: every client's proxy (NULL: none) */
+    const char *ssh_command; /* allow_hosts: GIT_SSH_COMMAND through the proxy */
+    const char *temp_home;   /* isolated only */
+    const char *go_tmp;      /* $GOTMPDIR, both modes ("" or NULL: none) */
+    const char *cache;       /* the persistent cache folder; "" or NULL: none */
+    bool allow_network;      /* false: the tools' offline switches */
+    const char *cargo_home;  /* the real ones, read-only in the spec */
     const char *rustup_home;
     const struct pd_strv *pass, *drop; /* env_pass, env_drop (NULL: none) */
     FILE *say;                         /* NULL, or where each dropped name is said */
@@ -247,6 +263,19 @@ __attribute__((noreturn)) void pd_exec_child(const struct pd_exec_plan *p, pid_t
  * is its parent); returns its pid, or -1 with errno. Returns once the child
  * has called execve or exited. */
 pid_t pd_exec_spawn(const struct pd_exec_plan *p, int out_w, int err_w, int errfd);
+
+/* exec_net.c: allow_hosts. pd_exec_net_plan before the spec is built (it
+ * decides the namespaces are required and makes the channel, the port,
+ * the resolv.conf); pd_exec_net_spec once the spec exists; pd_exec_net_start
+ * once the child is started (the parent's end of the channel is served
+ * from then on); pd_exec_net_stop when the run's tree has ended, its
+ * records into live; pd_exec_net_free in every case. Each returns 0, or -1
+ * having said why. */
+int pd_exec_net_plan(struct pd_exec_plan *p, struct pd_ctx *ctx);
+void pd_exec_net_spec(struct pd_exec_plan *p);
+int pd_exec_net_start(struct pd_exec_plan *p);
+void pd_exec_net_stop(struct pd_exec_plan *p, struct pd_live *live);
+void pd_exec_net_free(struct pd_exec_plan *p);
 
 /* exec_supervise.c: the signals the launcher takes through a signalfd
  * while a command runs (SIGCHLD and those that stop paldron). pd_exec_run

@@ -99,7 +99,7 @@ bool pd_asan_sets_link_order(const char *options)
 /* The variables the launcher sets, built before the caller's are copied so
  * that a caller's variable of the same name can be left out. */
 struct sets {
-    char *v[COUNT(caches) + COUNT(offline) + 8];
+    char *v[COUNT(caches) + COUNT(offline) + 24];
     size_t n;
 };
 
@@ -134,6 +134,52 @@ static bool replaced(const struct sets *s, const char *entry, size_t len)
     return false;
 }
 
+/* An offline switch that stops a tool from fetching anything (not only
+ * its update check): not set when allow_hosts makes the network reachable. */
+static bool fetching(const char *name)
+{
+    return strcmp(name, "CARGO_NET_OFFLINE") == 0 || strcmp(name, "GOPROXY") == 0 ||
+           strcmp(name, "GOTOOLCHAIN") == 0 || strcmp(name, "HF_HUB_OFFLINE") == 0;
+}
+
+/* allow_hosts: every client to the run's proxy, by the literal loopback
+ * address (a "localhost" would be looked up, and may be ::1 where the
+ * proxy is not); loopback alone bypasses it. The caller's values of these
+ * names are replaced; JAVA_TOOL_OPTIONS keeps the caller's options after
+ * ours, git's configuration from the environment keeps the caller's
+ * entries before ours. */
+static int proxy_sets(struct sets *s, char *const *envp, const struct pd_env_opts *o)
+{
+    static const char *const vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+                                       "http_proxy", "https_proxy", "all_proxy"};
+    for (size_t k = 0; k < COUNT(vars); k++)
+        if (set(s, vars[k], "%s", o->proxy_url) < 0)
+            return -1;
+    if (set(s, "NO_PROXY", "localhost,127.0.0.1,::1") < 0 ||
+        set(s, "no_proxy", "localhost,127.0.0.1,::1") < 0 || set(s, "NODE_USE_ENV_PROXY", "1") < 0)
+        return -1;
+    const char *port = strrchr(o->proxy_url, ':') + 1;
+    const char *java = lookup(envp, "JAVA_TOOL_OPTIONS");
+    if (set(s, "JAVA_TOOL_OPTIONS",
+            "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%s -Dhttps.proxyHost=127.0.0.1 "
+            "-Dhttps.proxyPort=%s -Dhttp.nonProxyHosts=localhost|127.*|[::1]%s%s",
+            port, port, java && java[0] ? " " : "", java ? java : "") < 0)
+        return -1;
+    const char *count = lookup(envp, "GIT_CONFIG_COUNT");
+    long n = count ? strtol(count, NULL, 10) : 0;
+    if (n < 0 || n > 1000)
+        n = 0;
+    char key[48], value[48];
+    snprintf(key, sizeof key, "GIT_CONFIG_KEY_%ld", n);
+    snprintf(value, sizeof value, "GIT_CONFIG_VALUE_%ld", n);
+    if (set(s, "GIT_CONFIG_COUNT", "%ld", n + 1) < 0 || set(s, key, "http.proxy") < 0 ||
+        set(s, value, "%s", o->proxy_url) < 0)
+        return -1;
+    if (o->ssh_command && set(s, "GIT_SSH_COMMAND", "%s", o->ssh_command) < 0)
+        return -1;
+    return 0;
+}
+
 static int launcher_sets(struct sets *s, char *const *envp, const struct pd_env_opts *o)
 {
     if (o->isolated) {
@@ -154,9 +200,15 @@ static int launcher_sets(struct sets *s, char *const *envp, const struct pd_env_
      * it and outside the writable roots */
     if (o->go_tmp && o->go_tmp[0] && set(s, "GOTMPDIR", "%s", o->go_tmp) < 0)
         return -1;
+    /* through the proxy the network is there for what allow_hosts names:
+     * the switches that stop fetching altogether stay off, those of update
+     * checks and telemetry stay on */
     for (size_t k = 0; !o->allow_network && k < COUNT(offline); k++)
-        if (set(s, offline[k][0], "%s", offline[k][1]) < 0)
+        if ((!o->proxy_url || !fetching(offline[k][0])) &&
+            set(s, offline[k][0], "%s", offline[k][1]) < 0)
             return -1;
+    if (o->proxy_url && proxy_sets(s, envp, o) < 0)
+        return -1;
     const char *asan = lookup(envp, "ASAN_OPTIONS");
     if (!pd_asan_sets_link_order(asan) && set(s, "ASAN_OPTIONS", "%s%s" ASAN_LINK_ORDER "=0",
                                               asan ? asan : "", asan && asan[0] ? ":" : "") < 0)

@@ -361,7 +361,8 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
         goto out;
     }
     ctx->private_net = p->isolated && pol->namespaces && !pol->allow_network;
-    if (prepare_rundir(p, ctx) != 0 || pd_exec_cache_plan(p, ctx) != 0)
+    if (prepare_rundir(p, ctx) != 0 || pd_exec_cache_plan(p, ctx) != 0 ||
+        pd_exec_net_plan(p, ctx) != 0)
         goto out;
     pd_timing_mark("rundir");
     if (prepare_live(p, &live, opts->audit, opts->log) != 0)
@@ -369,6 +370,10 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     pd_timing_mark("live-open");
     if (p->isolated && prepare_isolation(p) != 0)
         goto out;
+    if (p->net.fallback)
+        pd_err("warning: allow_hosts_without_namespace = true: allow_hosts is held by the live "
+               "gate's checks of connect and name lookups only; static binaries, Go programs and "
+               "raw system calls are not held to it");
     pd_timing_mark("spec");
     char cargo[PD_PATH_MAX], rustup[PD_PATH_MAX];
     pd_exec_tool_home("CARGO_HOME", ".cargo", cargo, sizeof cargo);
@@ -376,6 +381,8 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     const char *debug_env = getenv("PALDRON_DEBUG");
     const struct pd_env_opts eo = {
         .isolated = p->isolated,
+        .proxy_url = p->net.on ? p->net.proxy_url : NULL,
+        .ssh_command = p->net.on ? p->net.ssh_command : NULL,
         .temp_home = p->rundir.home,
         .go_tmp = ctx->go_tmp,
         .cache = p->cache,
@@ -421,6 +428,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
         pd_err("sandbox: plan the namespaces: %s", strerror(errno));
         goto out;
     }
+    pd_exec_net_spec(p); /* after the plan: it sets the spec's namespaces anew */
     pd_timing_mark("ns-plan");
     /* the live gate's policy names what the kernel layers grant: written
      * once the spec and the namespace plan are complete */
@@ -473,6 +481,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     pd_timing_mark("rundir-rm");
     rc = p->routed ? pd_exec_routed_report(p, o, &deny) : pd_exec_report(p, o, &deny);
 out:
+    pd_exec_net_free(p);
     pd_scan_free(scan);
     pd_scan_reuse_free(reuse);
     pd_git_scan_free(git_scan);

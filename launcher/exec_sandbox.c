@@ -108,7 +108,7 @@ int pd_exec_spec(struct pd_exec_plan *p)
     size_t nsystem = 0;
     while (pd_system_read_dirs[nsystem])
         nsystem++;
-    l->exec = calloc(nsystem + l->nfloor + c->npolicy_roots + 8, sizeof *l->exec);
+    l->exec = calloc(nsystem + l->nfloor + c->npolicy_roots + 9, sizeof *l->exec);
     l->read = calloc(nsystem + c->nread_roots + 12, sizeof *l->read);
     if (!l->exec || !l->read) {
         pd_exec_spec_free(p);
@@ -147,6 +147,8 @@ int pd_exec_spec(struct pd_exec_plan *p)
         l->exec[n++] = tc;
     if (p->live) /* the preload is mapped into every dynamic program */
         l->exec[n++] = p->live->lib;
+    if (c->connect_helper[0]) /* allow_hosts: ssh's ProxyCommand (gate_exec.h, rule h) */
+        l->exec[n++] = c->connect_helper;
     s->exec_paths = (struct pd_path_list){l->exec, distinct(l->exec, n)};
 
     n = nread;

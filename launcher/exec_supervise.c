@@ -313,6 +313,10 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
         start_failed(o, "fork");
         goto out;
     }
+    /* allow_hosts: the proxy serves the run's listeners from now on; a
+     * proxy that cannot start means a run without its network: ended */
+    if (pd_exec_net_start(p) != 0)
+        kill(s.child, SIGKILL);
     if (out[1] >= 0)
         close(out[1]);
     if (err[1] >= 0)
@@ -373,6 +377,7 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
         o->keeper_has_rundir = s.reported;
     }
     pd_timing_mark("tree-end");
+    pd_exec_net_stop(p, p->live);
     reap(&s);
     if (s.interactive)
         term_restore(&term, o);

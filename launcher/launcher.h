@@ -66,6 +66,7 @@ int pd_cmd_schema(const struct pd_cli *cli);
 int pd_cmd_exec(const struct pd_cli *cli);
 int pd_cmd_explain(const struct pd_cli *cli);
 int pd_cmd_env(const struct pd_cli *cli);
+int pd_cmd_connect(const struct pd_cli *cli);
 int pd_cmd_cache(const struct pd_cli *cli);
 int pd_cmd_init(const struct pd_cli *cli);
 int pd_cmd_doctor(const struct pd_cli *cli);

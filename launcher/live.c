@@ -508,7 +508,11 @@ static void format_report(const struct pd_live *l, const struct pd_report *r, si
             snprintf(fix, sizeof fix, " (%s)", advice);
     }
     const bool blocked = is_blocked(r->kind);
-    const char *reason = kernel ? r->reason : blocked ? "outside the writable roots" : r->reason;
+    /* the preload's blocked writes carry the gate's reason of the roots;
+     * the others (a kernel layer, a name lookup allow_hosts refused) their own */
+    const bool roots = blocked && !kernel &&
+                       (strcmp(r->key, "workspace") == 0 || strcmp(r->key, "allow_paths") == 0);
+    const char *reason = roots ? "outside the writable roots" : r->reason;
     const char *pattern = blocked ? "" : r->pattern;
     if (count > 1)
         snprintf(times, sizeof times, " (repeated %zu times)", count);
@@ -561,6 +565,36 @@ static ssize_t receive(int fd, char *buf, size_t len, long *sender)
     return n;
 }
 
+/* Count r, keep it (folded with its twin, or dropped over the bounds),
+ * log and echo it. sender: the kernel's pid of its sender (0: unknown). */
+static void take_record(struct pd_live *l, const struct pd_report *r, long sender)
+{
+    const char *kind = r->kind;
+    if (strcmp(kind, PD_REPORT_DENY) == 0)
+        l->ndeny++;
+    else if (strcmp(kind, PD_REPORT_AUDIT) == 0)
+        l->naudit++;
+    else if (strcmp(kind, PD_REPORT_COVERAGE) == 0)
+        l->ncoverage++;
+    else if (is_blocked(kind)) {
+        l->nblocked++;
+        if (is_kernel(kind, r->key))
+            l->nkernel++;
+    } else
+        l->nerror++;
+    /* counted above (a dropped denial still denies); a dropped record is
+     * neither logged nor echoed: the flood ends in one line */
+    enum kept kept = keep(l, r, sender);
+    if (kept == KEPT_DROPPED) {
+        note_dropped(l, kind);
+        return;
+    }
+    if (l->log)
+        log_record(l->log, r);
+    if (l->echo && kept == KEPT_NEW)
+        echo_record(l, l->echo, r);
+}
+
 void pd_live_drain(struct pd_live *l)
 {
     static struct pd_report_decoded d;
@@ -582,31 +616,13 @@ void pd_live_drain(struct pd_live *l)
             }
             continue;
         }
-        const char *kind = d.r.kind;
-        if (strcmp(kind, PD_REPORT_DENY) == 0)
-            l->ndeny++;
-        else if (strcmp(kind, PD_REPORT_AUDIT) == 0)
-            l->naudit++;
-        else if (strcmp(kind, PD_REPORT_COVERAGE) == 0)
-            l->ncoverage++;
-        else if (is_blocked(kind)) {
-            l->nblocked++;
-            if (is_kernel(kind, d.r.key))
-                l->nkernel++;
-        } else
-            l->nerror++;
-        /* counted above (a dropped denial still denies); a dropped record
-         * is neither logged nor echoed: the flood ends in one line */
-        enum kept kept = keep(l, &d.r, sender ? sender : d.r.pid);
-        if (kept == KEPT_DROPPED) {
-            note_dropped(l, kind);
-            continue;
-        }
-        if (l->log)
-            log_record(l->log, &d.r);
-        if (l->echo && kept == KEPT_NEW)
-            echo_record(l, l->echo, &d.r);
+        take_record(l, &d.r, sender ? sender : d.r.pid);
     }
+}
+
+void pd_live_add(struct pd_live *l, const struct pd_report *r)
+{
+    take_record(l, r, 0);
 }
 
 size_t pd_live_denials(const struct pd_live *l)

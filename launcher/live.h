@@ -95,6 +95,12 @@ int pd_live_env(const struct pd_live *l, const char *debug, char *out[6]);
  * would deny: ..."), besides being kept for the verdict. */
 void pd_live_drain(struct pd_live *l);
 
+/* A record the launcher itself makes (its proxy and DNS server of
+ * allow_hosts, launcher/net_proxy.h), taken as a preload's record is:
+ * counted, kept, logged, echoed. */
+struct pd_report;
+void pd_live_add(struct pd_live *l, const struct pd_report *r);
+
 /* Every record that denies the run (deny, error, unreadable; blocked with
  * strict = true) as a finding: "<program> <op> <path> (<reason> <pattern>)
  * [live]". <path> is the path as judged (resolved; relative when it lies in

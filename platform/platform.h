@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define PD_PLATFORM_ERR_MAX 512
 
@@ -76,11 +77,34 @@ struct pd_keep {
 };
 
 /* The namespace floor (platform/linux/ns_*.c). */
+/* The listeners of the run's network when the policy names hosts
+ * (allow_hosts): made inside the run's network namespace once lo is up,
+ * handed to the launcher over chan in one SCM_RIGHTS message, then closed,
+ * so that only the launcher holds them (it serves them from the host's
+ * network: its proxy and DNS server) and the run has no network at all
+ * once the launcher is gone. The message's data is one byte, a mask of
+ * PD_LISTEN_* saying which descriptors follow, in that order (a listener
+ * that cannot be made, such as ::1 with IPv6 off, is left out). */
+#define PD_LISTEN_PROXY4   0x01u /* TCP 127.0.0.1:proxy_port */
+#define PD_LISTEN_PROXY6   0x02u /* TCP [::1]:proxy_port */
+#define PD_LISTEN_DNS_UDP  0x04u /* UDP 127.0.0.53:53 */
+#define PD_LISTEN_DNS_TCP  0x08u /* TCP 127.0.0.53:53 */
+#define PD_LISTEN_DNS_UDP1 0x10u /* UDP 127.0.0.1:53 (no resolv.conf: glibc asks there) */
+#define PD_LISTEN_DNS_TCP1 0x20u /* TCP 127.0.0.1:53 */
+#define PD_LISTEN_MAX      6
+struct pd_ns_listen {
+    int chan;                /* the child's end of an AF_UNIX socketpair */
+    uint16_t proxy_port;     /* the proxy's port on 127.0.0.1 and ::1 */
+    const char *resolv_conf; /* bound read-only over /etc/resolv.conf (NULL: none) */
+};
+
 struct pd_ns_spec {
-    bool enable;                /* enter namespaces (policy key namespaces) */
-    bool require;               /* refused -> apply fails (require_namespaces) */
-    const char *workdir;        /* the working directory, entered again after the mounts */
-    const struct pd_keep *keep; /* sorted parents first; under /tmp or /dev/shm */
+    bool enable;             /* enter namespaces (policy key namespaces) */
+    bool require;            /* refused -> apply fails (require_namespaces) */
+    const char *require_why; /* what requires them, for that error (NULL: require_namespaces) */
+    const struct pd_ns_listen *listen; /* NULL: the network stays loopback only */
+    const char *workdir;               /* the working directory, entered again after the mounts */
+    const struct pd_keep *keep;        /* sorted parents first; under /tmp or /dev/shm */
     size_t nkeep;
     struct pd_path_list hide;     /* secrets: an empty, unreadable, read-only file or
                                      directory mounted over each */

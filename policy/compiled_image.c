@@ -416,6 +416,7 @@ static void fill_header(struct pd_image *h, const struct pd_ctx *c,
     h->path_env = str_add(w, c->path_env);
     h->go_tmp = str_add(w, c->go_tmp);
     h->temp_home = str_add(w, c->temp_home);
+    h->connect_helper = str_add(w, c->connect_helper);
     h->file = p->file ? str_add(w, p->file) : PD_IMAGE_NONE;
 #define PD_KEY_STRV(name, doc)
 #define PD_KEY_BOOL(name, def, doc)               h->scalars[PD_IS_##name].i = p->name ? 1 : 0;
@@ -637,6 +638,7 @@ const char *pd_image_check(const void *mem, size_t len)
     if (!str_ok(im, b, im->workspace, PD_PATH_MAX) || pd_image_str(im, im->workspace)[0] != '/' ||
         !str_ok(im, b, im->home, PD_PATH_MAX) || !str_ok(im, b, im->path_env, PD_PATH_MAX) ||
         !str_ok(im, b, im->go_tmp, PD_PATH_MAX) || !str_ok(im, b, im->temp_home, PD_PATH_MAX) ||
+        !str_ok(im, b, im->connect_helper, PD_PATH_MAX) ||
         (im->file != PD_IMAGE_NONE && !str_ok(im, b, im->file, 0)))
         return E_OFFSETS;
     for (size_t k = 0; k < PD_IL_COUNT; k++)
@@ -699,6 +701,8 @@ void pd_image_materialize(const struct pd_image *im, char **ptrs, struct pd_poli
     snprintf(c->path_env, sizeof c->path_env, "%s", pd_image_str(im, im->path_env));
     snprintf(c->go_tmp, sizeof c->go_tmp, "%s", pd_image_str(im, im->go_tmp));
     snprintf(c->temp_home, sizeof c->temp_home, "%s", pd_image_str(im, im->temp_home));
+    snprintf(c->connect_helper, sizeof c->connect_helper, "%s",
+             pd_image_str(im, im->connect_helper));
     take(im, PD_IL_ROOTS, ptrs, &next, &c->roots, &c->nroots);
     c->npolicy_roots = im->npolicy_roots;
     take(im, PD_IL_READ_ROOTS, ptrs, &next, &c->read_roots, &c->nread_roots);

@@ -179,7 +179,7 @@ struct pd_image {
     uint32_t flags;       /* PD_IMAGE_* */
     uint32_t npolicy_roots;
     /* string offsets */
-    uint32_t workspace, home, path_env, go_tmp, temp_home;
+    uint32_t workspace, home, path_env, go_tmp, temp_home, connect_helper;
     uint32_t file;                           /* PD_IMAGE_NONE: built-in defaults */
     struct pd_image_span strings;            /* the string area: n bytes, last one NUL */
     struct pd_image_span lists[PD_IL_COUNT]; /* uint32_t string offsets */

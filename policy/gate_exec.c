@@ -353,6 +353,14 @@ static const char *loader_program(const char *const argv[])
     return NULL;
 }
 
+/* Rule h: the launcher's own binary as "connect HOST PORT" (real: the
+ * file that will run, links resolved). */
+static bool connect_helper(const struct pd_ctx *c, const char *real, const char *const argv[])
+{
+    return c->connect_helper[0] && strcmp(real, c->connect_helper) == 0 && argv && argv[0] &&
+           argv[1] && strcmp(argv[1], "connect") == 0 && argv[2] && argv[3] && !argv[4];
+}
+
 void pd_gate_exec(const struct pd_ctx *c, const char *path, const char *base,
                   const char *const argv[], const char *caller_exe, struct pd_verdict *v)
 {
@@ -369,7 +377,7 @@ void pd_gate_exec(const struct pd_ctx *c, const char *path, const char *base,
     if (v->deny)
         return;
     real_or_copy(invoked, v->resolved, sizeof v->resolved);
-    if (c->policy->allow_binaries.n == 0)
+    if (c->policy->allow_binaries.n == 0 || connect_helper(c, v->resolved, argv))
         return;
     why[0] = '\0';
     const char *no;

@@ -35,6 +35,11 @@
  *     beneath it (by its real path) may start when the caller is an
  *     allowed go tool or another program beneath it (go test, go run),
  *     though the directory is writable.
+ *  h. The launcher's connect helper (c->connect_helper, exec with
+ *     allow_hosts): that very file, started as "<it> connect HOST PORT",
+ *     may start from any caller (ssh's ProxyCommand): it only opens a
+ *     tunnel through the run's proxy, which judges HOST and PORT. Started
+ *     any other way it is judged as any program.
  * A deny carries reason PD_REASON_BINARY, key "allow_binaries" and the
  * program as passed as subject. */
 #ifndef PALDRON_POLICY_GATE_EXEC_H

@@ -230,6 +230,10 @@ struct pd_ctx {
      * agent's own session keys, the ~/.npmrc a tool writes there; deny_globs
      * still do. */
     char temp_home[PD_PATH_MAX];
+    /* exec with allow_hosts: the real path of the launcher's own binary,
+     * which may start as "<it> connect HOST PORT" (ssh's ProxyCommand to
+     * the run's proxy; policy/gate_exec.h, rule h); "" otherwise. */
+    char connect_helper[PD_PATH_MAX];
 };
 
 /* workspace: absolute directory (it is resolved with realpath); home may be

@@ -14,6 +14,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +24,9 @@
 #include <strings.h>
 #include <sys/un.h>
 
+#include "policy/hosts.h"
+#include "policy/report.h"
+#include "preload/channel.h"
 #include "preload/judge.h"
 #include "preload/kernel_refusal.h"
 
@@ -68,6 +73,115 @@ static bool is_local(const struct sockaddr *sa, socklen_t len)
             (a->s6_addr[12] | a->s6_addr[13] | a->s6_addr[14] | a->s6_addr[15]) == 0);
 }
 
+/* ---- allow_hosts ------------------------------------------------------------
+ * With the run's own network namespace (exec) the run reaches allowed
+ * hosts through the launcher's proxy and DNS server, and nothing else:
+ * a name lookup goes to that DNS server, which decides; a direct connect
+ * to a host that is not loopback is refused by the kernel (no route:
+ * ENETUNREACH, as the program would get bare in that namespace) and
+ * reported here as blocked, with the reason. Without the namespace
+ * (allow_hosts_without_namespace = true) this file is the whole of
+ * allow_hosts: a lookup of a name allow_hosts does not name fails
+ * (EAI_NONAME) and is a denial; a connect goes through when its address
+ * came from a lookup of an allowed name (in this process) and that name is
+ * allowed on the port, or when an IP-literal entry allows it. */
+
+static bool hosts_mode(const struct pd_state *s)
+{
+    return s->mode == PD_MODE_ACTIVE && s->img->lists[PD_IL_allow_hosts].n > 0;
+}
+
+static bool private_net(const struct pd_state *s)
+{
+    return (s->img->flags & PD_IMAGE_PRIVATE_NET) != 0;
+}
+
+/* The addresses lookups of allowed names returned in this process, for
+ * the connects that follow (fallback mode): a ring, appended lock-free. */
+#define LEARNED 256
+struct learned {
+    _Atomic int family; /* 0: empty */
+    unsigned char addr[16];
+    char name[256];
+};
+static struct learned learned[LEARNED];
+static _Atomic unsigned learned_next;
+
+static void learn(const char *name, const struct addrinfo *res)
+{
+    for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+            continue;
+        struct learned *l = &learned[atomic_fetch_add(&learned_next, 1) % LEARNED];
+        atomic_store(&l->family, 0);
+        if (ai->ai_family == AF_INET)
+            memcpy(l->addr, &((const struct sockaddr_in *)(const void *)ai->ai_addr)->sin_addr, 4);
+        else
+            memcpy(l->addr, &((const struct sockaddr_in6 *)(const void *)ai->ai_addr)->sin6_addr,
+                   16);
+        snprintf(l->name, sizeof l->name, "%s", name);
+        atomic_store(&l->family, ai->ai_family);
+    }
+}
+
+/* The allowed name an address was learned for, or NULL. */
+static const char *learned_name(const struct sockaddr *sa)
+{
+    int family = sa->sa_family;
+    const void *a = family == AF_INET
+                        ? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
+                        : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    size_t n = family == AF_INET ? 4 : 16;
+    for (size_t k = 0; k < LEARNED; k++)
+        if (atomic_load(&learned[k].family) == family && memcmp(learned[k].addr, a, n) == 0)
+            return learned[k].name;
+    return NULL;
+}
+
+static unsigned port_of(const struct sockaddr *sa)
+{
+    return ntohs(sa->sa_family == AF_INET
+                     ? ((const struct sockaddr_in *)(const void *)sa)->sin_port
+                     : ((const struct sockaddr_in6 *)(const void *)sa)->sin6_port);
+}
+
+/* The decision on a connect (send, bind) to sa, text its "addr:port". */
+static bool hosts_ok(const struct pd_state *s, const char *op, const struct sockaddr *sa,
+                     const char *text)
+{
+    if (private_net(s)) {
+        if (strcmp(op, "connect") == 0) {
+            struct pd_event ev = {PD_REPORT_BLOCKED,
+                                  op,
+                                  text,
+                                  "",
+                                  "allow_hosts",
+                                  "",
+                                  "a direct connection; allowed hosts are reached through the "
+                                  "run's proxy ($HTTPS_PROXY)"};
+            pd_emit(s, &ev, true);
+        }
+        return true; /* the kernel says no route: ENETUNREACH */
+    }
+    const struct pd_full *f = pd_full_or_refuse(s, op, text);
+    if (!f)
+        return false;
+    char host[INET6_ADDRSTRLEN] = "";
+    const char *name = learned_name(sa);
+    if (!name) {
+        const void *a =
+            sa->sa_family == AF_INET
+                ? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
+                : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+        inet_ntop(sa->sa_family, a, host, sizeof host);
+        name = host;
+    }
+    struct pd_verdict v;
+    pd_host_decide(&f->policy, name, port_of(sa), &v);
+    snprintf(v.subject, sizeof v.subject, "%s", text);
+    return pd_verdict_ok(s, op, text, &v);
+}
+
 static bool net_ok(const struct pd_state *s, const char *op, const char *subject)
 {
     if (s->mode == PD_MODE_CLOSED)
@@ -96,6 +210,8 @@ static bool sockaddr_ok(struct pd_call *call, const char *op, const struct socka
         return true; /* the caller leaves */
     char text[INET6_ADDRSTRLEN + 16];
     addr_text(sa, len, text, sizeof text);
+    if (hosts_mode(s) && strcmp(op, "bind") != 0)
+        return hosts_ok(s, op, sa, text);
     return net_ok(s, op, text);
 }
 
@@ -226,17 +342,47 @@ static bool local_name(const char *node, const struct addrinfo *hints)
     return n > 10 && strncasecmp(node + n - 10, ".localhost", 10) == 0;
 }
 
+/* allow_hosts: may node be looked up? In the run's namespace its DNS
+ * server decides (true); else (fallback) a name allow_hosts names. */
+static bool hosts_lookup_ok(const struct pd_state *s, const char *node, bool *learn_it)
+{
+    *learn_it = false;
+    if (private_net(s))
+        return true;
+    const struct pd_full *f = pd_full_or_refuse(s, "resolve", node);
+    if (!f)
+        return false;
+    if (pd_host_resolvable(&f->policy, node)) {
+        *learn_it = true;
+        return true;
+    }
+    struct pd_verdict v;
+    pd_verdict_allow(&v);
+    v.deny = true;
+    v.reason = PD_REASON_HOST_NOT_ALLOWED;
+    v.key = "allow_hosts";
+    snprintf(v.subject, sizeof v.subject, "%s", node);
+    return pd_verdict_ok(s, "resolve", node, &v);
+}
+
 int pdw_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
                     struct addrinfo **res)
 {
     PD_NEED(getaddrinfo, EAI_SYSTEM);
     struct pd_call call;
     const struct pd_state *s = node ? pd_enter(&call) : NULL;
-    if (s && !local_name(node, hints) && !net_ok(s, "resolve", node)) {
-        pd_leave(&call);
-        return EAI_FAIL;
+    bool learn_it = false;
+    if (s && !local_name(node, hints)) {
+        bool ok = hosts_mode(s) ? hosts_lookup_ok(s, node, &learn_it) : net_ok(s, "resolve", node);
+        if (!ok) {
+            pd_leave(&call);
+            return hosts_mode(s) ? EAI_NONAME : EAI_FAIL;
+        }
     }
     if (s)
         pd_leave(&call);
-    return pd_real.getaddrinfo(node, service, hints, res);
+    int rc = pd_real.getaddrinfo(node, service, hints, res);
+    if (rc == 0 && learn_it)
+        learn(node, *res);
+    return rc;
 }

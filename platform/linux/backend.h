@@ -58,6 +58,12 @@ int pd_ns_enter(bool net, bool *user_ns, char *err, size_t errlen);
 /* ns_net.c: bring lo up in the new network namespace. */
 int pd_ns_loopback_up(char *err, size_t errlen);
 
+/* ns_listen.c: make the listeners of l in the network namespace, send them
+ * over l->chan, close them; bind l->resolv_conf over /etc/resolv.conf
+ * (after the private /tmp: the mount namespace is ours then). */
+int pd_ns_listen_send(const struct pd_ns_listen *l, char *err, size_t errlen);
+int pd_ns_resolv_conf(const struct pd_ns_listen *l, char *err, size_t errlen);
+
 /* ns_mount.c: mount propagation private, a new tmpfs on /tmp and /dev/shm,
  * the spec's keep entries bound back (with their modes). */
 int pd_ns_private_tmp(const struct pd_ns_spec *ns, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* platform/linux/ns.c - the namespace step of pd_platform_apply, in order:
  * enter user, mount, IPC (and with the network off, network) namespaces;
- * lo up; private /tmp and /dev/shm with what the run needs bound back;
+ * lo up; the listeners of allow_hosts made and handed to the launcher
+ * (ns_listen.c); private /tmp and /dev/shm with what the run needs bound back;
  * protected paths read-only, secrets and host sockets masked; the working
  * directory entered again (the old one is a directory of the mount the
  * private /tmp now hides, or would miss the masks).
@@ -20,6 +21,10 @@
 static int refused(const struct pd_ns_spec *ns, struct pd_ns_report *r, const char *cause,
                    char *err, size_t errlen)
 {
+    if (ns->require && ns->require_why) {
+        pd_errf(err, errlen, "namespaces unavailable: %s (%s)", cause, ns->require_why);
+        return -1;
+    }
     if (ns->require) {
         pd_errf(err, errlen,
                 "namespaces unavailable: %s (require_namespaces = true; set it to false to run "
@@ -58,6 +63,8 @@ int pd_ns_apply(const struct pd_sandbox_spec *spec, struct pd_ns_report *r, char
             return -1;
         }
     }
+    if (net && ns->listen && pd_ns_listen_send(ns->listen, err, errlen) != 0)
+        return -1;
     rc = pd_ns_private_tmp(ns, why, sizeof why);
     if (rc == PD_NS_REFUSE)
         return refused(ns, r, why, err, errlen);
@@ -65,6 +72,8 @@ int pd_ns_apply(const struct pd_sandbox_spec *spec, struct pd_ns_report *r, char
         pd_errf(err, errlen, "%s", why);
         return -1;
     }
+    if (net && ns->listen && pd_ns_resolv_conf(ns->listen, err, errlen) != 0)
+        return -1;
     if (pd_ns_masks(ns, r, err, errlen) != 0)
         return -1;
     if (ns->workdir && chdir(ns->workdir) != 0) {
