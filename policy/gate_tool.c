@@ -39,7 +39,7 @@ static const cJSON *member(const cJSON *obj, const char *key)
 static const char *member_str(const cJSON *obj, const char *key)
 {
     const cJSON *m = member(obj, key);
-    return cJSON_IsString(m) ? m->valuestring : NULL;
+    return m && cJSON_IsString(m) ? m->valuestring : NULL;
 }
 
 static int cmp_str(const void *a, const void *b)

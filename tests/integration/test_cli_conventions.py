@@ -74,6 +74,18 @@ class CliConventionsTest(PaldronTest):
         self.assertEqual(outs[0], outs[1])
         self.assertEqual(outs[0], outs[2])
 
+    def test_version_is_stamped_from_the_build(self):
+        # issue 17: the project's version, then git describe of the checkout
+        # the binary was built from (cmake/version.cmake)
+        r = self.run_ok(["version"])
+        self.assertRegex(r.out, r"^paldron \d+\.\d+\.\d+(\+\S+)?\n$")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        if not os.path.isdir(os.path.join(src, ".git")) or not shutil.which("git"):
+            self.skipTest("SKIP: not a git checkout: the version is the project's alone")
+        head = subprocess.run(["git", "-C", src, "rev-parse", "--short=7", "HEAD"],
+                              stdout=subprocess.PIPE, text=True).stdout.strip()
+        self.assertIn(head, r.out, "the binary was built from another commit, or not stamped")
+
     def test_help_is_dash_dash_help(self):
         a, b = self.run_ok(["help"]), self.run_ok(["--help"])
         self.assertEqual(a.out, b.out)
