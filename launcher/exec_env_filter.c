@@ -88,6 +88,13 @@ const char *pd_env_drop_reason(const char *name, size_t len, const struct pd_str
         return "env_drop";
     if (in_strv(pass, name, len))
         return NULL;
+    /* git's configuration from the environment: GIT_CONFIG_KEY_<n> holds a
+     * key's name (its value, in GIT_CONFIG_VALUE_<n>, is judged as any
+     * value: by the output scan); dropping one name breaks every git
+     * command (GIT_CONFIG_COUNT would count a missing entry) */
+    if (len > 15 && strncmp(name, "GIT_CONFIG_KEY_", 15) == 0 &&
+        strspn(name + 15, "0123456789") == len - 15)
+        return NULL;
     if (pd_outscan_env_name_is_secret(name, len))
         return "secret-looking";
     if (!allow_network && in_list(proxies, name, len))

@@ -129,7 +129,8 @@ int pd_exec_net_start(struct pd_exec_plan *p)
     close(n->chan[1]);
     n->chan[1] = -1;
     char err[PD_MSG_MAX];
-    n->proxy = pd_net_proxy_start(p->ctx->policy, n->chan[0], err, sizeof err);
+    n->proxy =
+        pd_net_proxy_start(p->ctx->policy, n->chan[0], p->live && p->live->audit, err, sizeof err);
     if (!n->proxy) {
         pd_err("%s", err);
         return -1;

@@ -164,7 +164,10 @@ int pd_exec_spec(struct pd_exec_plan *p)
     l->read[n++] = "/sys/devices/system/node";
     if (p->live) /* read by the preload in every process; the run dir stays read-only */
         l->read[n++] = p->live->compiled;
-    if (pol->allow_network)
+    /* allow_hosts_without_namespace: the network is the host's, held by the
+     * live gate alone (exec_net.c) */
+    const bool direct = pol->allow_network || p->net.fallback;
+    if (direct)
         l->read[n++] = "/run/systemd/resolve"; /* the stub resolver's resolv.conf */
     s->read_paths = (struct pd_path_list){l->read, distinct(l->read, n)};
 
@@ -198,7 +201,7 @@ int pd_exec_spec(struct pd_exec_plan *p)
      * allow; what may be read stays the lists above. */
     static const char *const root[] = {"/"};
     s->list_paths = (struct pd_path_list){root, 1};
-    s->allow_network = pol->allow_network;
+    s->allow_network = direct;
     s->limits = p->limits;
     return 0;
 }

@@ -66,27 +66,36 @@ static void hex_addr(const struct sockaddr_storage *ss, char *out, size_t len)
 }
 
 /* The inode of the socket whose local address is peer, from a process of
- * the namespace; 0 if none. */
+ * the namespace; 0 if none. A UDP socket that sent without binding (a
+ * plain sendto) is listed with the wildcard address and its port: that
+ * is the match when no socket has the exact address. */
 static unsigned long socket_inode(const char *pid, bool tcp, const struct sockaddr_storage *peer)
 {
     char path[64], want[64], line[512];
     snprintf(path, sizeof path, "/proc/%s/net/%s%s", pid, tcp ? "tcp" : "udp",
              peer->ss_family == AF_INET6 ? "6" : "");
     hex_addr(peer, want, sizeof want);
+    const char *port = strrchr(want, ':');
     FILE *f = fopen(path, "re");
     if (!f)
         return 0;
-    unsigned long ino = 0;
+    unsigned long ino = 0, wild = 0;
     while (!ino && fgets(line, sizeof line, f)) {
         char local[64];
         unsigned long inode;
         /* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
-        if (sscanf(line, " %*s %63s %*s %*s %*s %*s %*s %*s %*s %lu", local, &inode) == 2 &&
-            strcasecmp(local, want) == 0)
+        if (sscanf(line, " %*s %63s %*s %*s %*s %*s %*s %*s %*s %lu", local, &inode) != 2)
+            continue;
+        if (strcasecmp(local, want) == 0) {
             ino = inode;
+        } else if (!tcp && !wild && port) {
+            const char *lp = strrchr(local, ':');
+            if (lp && strcasecmp(lp, port) == 0 && strspn(local, "0") == (size_t)(lp - local))
+                wild = inode;
+        }
     }
     fclose(f);
-    return ino;
+    return ino ? ino : wild;
 }
 
 static bool holds(const char *pid, unsigned long inode)

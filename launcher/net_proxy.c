@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -94,6 +95,7 @@ struct conn {
     char subject[300];
     struct pd_addrs addrs;
     size_t next_addr;
+    bool timed_out; /* an address did not answer within DIAL_TIMEOUT */
     long long deadline;
     /* relay: client -> server, server -> client */
     int cu[2], uc[2];
@@ -123,6 +125,7 @@ struct record {
 
 struct pd_net_proxy {
     const struct pd_policy *p;
+    bool audit; /* --audit: what allow_hosts would refuse passes, recorded as audit */
     int chan, ep, stopfd, resfd;
     struct endpoint ep_chan, ep_stop, ep_res;
     struct endpoint listeners[PD_LISTEN_MAX];
@@ -337,12 +340,14 @@ static void judge_target(struct pd_net_proxy *x, struct conn *c, const char *hos
     pd_host_decide(x->p, host, port, &v);
     snprintf(c->subject, sizeof c->subject, "%s", v.subject[0] ? v.subject : host);
     if (v.deny) {
-        add_record(x, PD_REPORT_DENY, "connect", c->subject, v.key, v.pattern, v.reason, &c->peer,
-                   true);
-        char why[PD_MSG_MAX];
-        snprintf(why, sizeof why, "%s", v.message);
-        refuse(x, c, 403, 0x02, why);
-        return;
+        add_record(x, x->audit ? PD_REPORT_AUDIT : PD_REPORT_DENY, "connect", c->subject, v.key,
+                   v.pattern, v.reason, &c->peer, true);
+        if (!x->audit) {
+            char why[PD_MSG_MAX];
+            snprintf(why, sizeof why, "%s", v.message);
+            refuse(x, c, 403, 0x02, why);
+            return;
+        }
     }
     char msg[128];
     if (pd_host_canonical(host, c->host, sizeof c->host, msg, sizeof msg) != 0) {
@@ -430,6 +435,11 @@ static void dial_next(struct pd_net_proxy *x, struct conn *c)
         return;
     }
     char msg[PD_MSG_MAX];
+    if (c->timed_out) {
+        snprintf(msg, sizeof msg, "%s did not answer within %d s", c->subject, DIAL_TIMEOUT / 1000);
+        refuse(x, c, 504, 0x04, msg);
+        return;
+    }
     if (c->addrs.err)
         snprintf(msg, sizeof msg, "%s: %s", c->host, gai_strerror(c->addrs.err));
     else if (c->addrs.n == 0)
@@ -448,6 +458,16 @@ static void dialled(struct pd_net_proxy *x, struct conn *c)
         dial_next(x, c);
         return;
     }
+    /* the relay's pipes before the client hears 200: without descriptors
+     * for them the answer is a 502, not a tunnel that drops */
+    if (pipe2(c->cu, O_NONBLOCK | O_CLOEXEC) != 0 || pipe2(c->uc, O_NONBLOCK | O_CLOEXEC) != 0) {
+        char why[128];
+        snprintf(why, sizeof why, "the launcher cannot relay %s: %s", c->subject, strerror(errno));
+        refuse(x, c, 502, 0x01, why);
+        return;
+    }
+    fcntl(c->cu[1], F_SETPIPE_SZ, PIPE_BYTES);
+    fcntl(c->uc[1], F_SETPIPE_SZ, PIPE_BYTES);
     /* the client's reply, the server's first bytes */
     c->offout = c->offup = 0;
     c->nout = c->nup = 0;
@@ -482,12 +502,8 @@ static void dialled(struct pd_net_proxy *x, struct conn *c)
 
 static bool start_relay(struct conn *c)
 {
-    if (pipe2(c->cu, O_NONBLOCK | O_CLOEXEC) != 0 || pipe2(c->uc, O_NONBLOCK | O_CLOEXEC) != 0)
-        return false;
-    fcntl(c->cu[1], F_SETPIPE_SZ, PIPE_BYTES);
-    fcntl(c->uc[1], F_SETPIPE_SZ, PIPE_BYTES);
-    c->st = RELAY;
-    return true;
+    c->st = RELAY; /* its pipes were made when the server answered (dialled) */
+    return c->cu[0] >= 0 && c->uc[0] >= 0;
 }
 
 /* Move what can move one way: src -> pipe -> dst. false on an error that
@@ -735,10 +751,13 @@ static int dns_question(struct pd_net_proxy *x, const struct pd_dns_query *q, co
         return 1;
     }
     if (!pd_host_resolvable(x->p, q->name)) {
-        add_record(x, PD_REPORT_BLOCKED, "resolve", q->name[0] ? q->name : ".", "allow_hosts", NULL,
-                   PD_REASON_HOST_NOT_ALLOWED, peer, tcp);
-        *outn = pd_dns_rcode(q, msg, len, PD_DNS_NXDOMAIN, out, outlen);
-        return 1;
+        add_record(x, x->audit ? PD_REPORT_AUDIT : PD_REPORT_BLOCKED, "resolve",
+                   q->name[0] ? q->name : ".", "allow_hosts", NULL, PD_REASON_HOST_NOT_ALLOWED,
+                   peer, tcp);
+        if (!x->audit || !q->name[0]) {
+            *outn = pd_dns_rcode(q, msg, len, PD_DNS_NXDOMAIN, out, outlen);
+            return 1;
+        }
     }
     if (q->qtype != PD_DNS_A && q->qtype != PD_DNS_AAAA) {
         *outn = dns_reply(x, q, msg, len, NULL, out, outlen); /* NOERROR, no data */
@@ -1079,9 +1098,10 @@ static void timeouts(struct pd_net_proxy *x)
         n = c->next;
         if (c->st == RELAY || c->deadline > t)
             continue;
-        if (c->st == DIAL)
+        if (c->st == DIAL) {
+            c->timed_out = true;
             dial_next(x, c); /* this address did not answer: the next */
-        else if (c->st == HEAD && c->kind != K_DNS)
+        } else if (c->st == HEAD && c->kind != K_DNS)
             refuse(x, c, 400, 0x01, "no complete request head within 10 s");
         else
             conn_free(x, c);
@@ -1144,7 +1164,23 @@ static void *loop(void *arg)
 
 /* ---- the interface --------------------------------------------------------------- */
 
-struct pd_net_proxy *pd_net_proxy_start(const struct pd_policy *p, int chan, char *err,
+/* Each tunnel holds six descriptors (two sockets, two pipes): the
+ * launcher's soft limit goes up to its hard one (at most 65536), which
+ * only the launcher has; the run's own limit is the policy's
+ * (max_open_files), set in the child. */
+static void raise_nofile(void)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0)
+        return;
+    rlim_t want = r.rlim_max == RLIM_INFINITY || r.rlim_max > 65536 ? 65536 : r.rlim_max;
+    if (r.rlim_cur < want) {
+        r.rlim_cur = want;
+        (void)setrlimit(RLIMIT_NOFILE, &r);
+    }
+}
+
+struct pd_net_proxy *pd_net_proxy_start(const struct pd_policy *p, int chan, bool audit, char *err,
                                         size_t errlen)
 {
     struct pd_net_proxy *x = calloc(1, sizeof *x);
@@ -1153,11 +1189,13 @@ struct pd_net_proxy *pd_net_proxy_start(const struct pd_policy *p, int chan, cha
         return NULL;
     }
     x->p = p;
+    x->audit = audit;
     x->chan = chan;
     x->stopfd = x->resfd = x->ep = -1;
     x->tokens = DNS_RATE;
     x->token_ms = now_ms();
     pthread_mutex_init(&x->mu, NULL);
+    raise_nofile();
     x->ep = epoll_create1(EPOLL_CLOEXEC);
     x->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     x->resfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -23,6 +23,7 @@
 #ifndef PALDRON_LAUNCHER_NET_PROXY_H
 #define PALDRON_LAUNCHER_NET_PROXY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "policy/policy.h"
@@ -32,8 +33,10 @@ struct pd_net_proxy;
 
 /* Serve what arrives on chan (the launcher's end of the socketpair whose
  * other end the child sends the listeners over) until pd_net_proxy_stop.
- * The policy must outlive the proxy. NULL with err. */
-struct pd_net_proxy *pd_net_proxy_start(const struct pd_policy *p, int chan, char *err,
+ * audit (--audit): what allow_hosts refuses goes through and is recorded
+ * as "audit: would deny" (cloud metadata addresses stay refused). The
+ * policy must outlive the proxy. NULL with err. */
+struct pd_net_proxy *pd_net_proxy_start(const struct pd_policy *p, int chan, bool audit, char *err,
                                         size_t errlen);
 
 /* Close every listener and connection, end the thread. Idempotent. */

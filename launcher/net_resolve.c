@@ -160,14 +160,16 @@ struct pd_resolver *pd_resolver_new(int fd)
     r->notify = fd;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->work, NULL);
-    for (size_t k = 0; k < THREADS; k++)
+    return r; /* the workers start with the first question (most runs ask none) */
+}
+
+/* Start the workers (locked); false when none starts. */
+static bool start_workers(struct pd_resolver *r)
+{
+    for (size_t k = r->nthreads; k < THREADS; k++)
         if (pthread_create(&r->threads[r->nthreads], NULL, worker, r) == 0)
             r->nthreads++;
-    if (r->nthreads == 0) {
-        pd_resolver_free(r);
-        return NULL;
-    }
-    return r;
+    return r->nthreads > 0;
 }
 
 int pd_resolver_ask(struct pd_resolver *r, const char *name, uint64_t id, struct pd_addrs *out)
@@ -189,7 +191,9 @@ int pd_resolver_ask(struct pd_resolver *r, const char *name, uint64_t id, struct
     }
     int rc = -1;
     errno = EAGAIN;
-    if (k == r->nnames && r->nnames == NAMES_MAX) {
+    if (r->nthreads == 0 && !start_workers(r)) {
+        errno = EAGAIN;
+    } else if (k == r->nnames && r->nnames == NAMES_MAX) {
         errno = ENOMEM;
     } else if (r->nquestions < IN_FLIGHT) {
         struct question *q = malloc(sizeof *q);

@@ -5,6 +5,7 @@
  * told by DNS is what the proxy dials: no second lookup to rebind).
  *
  *   r = pd_resolver_new(fd)         fd: an eventfd written when an answer is ready
+ *                                  (the worker threads start with the first question)
  *   pd_resolver_ask(r, name, id, &a) 1: answered at once (a cached name), 0: queued
  *   pd_resolver_take(r, &id, &a)    answers of queued questions, one per call
  *   pd_resolver_free(r)
