@@ -8,7 +8,7 @@ shift || true
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 packages="build-essential cmake pkg-config libinih-dev libcjson-dev libseccomp-dev \
-libcriterion-dev libcurl4-openssl-dev python3 git tar util-linux passwd \
+libcriterion-dev libcurl4-openssl-dev python3 git tar util-linux passwd curl bind9-dnsutils \
 golang-go rsync python3-pytest python3-venv python3-pip libpython3.11-testsuite sqlite3 \
 man-db ed zip unzip patch perl gzip nodejs zsh"
 # (the last two lines: the programs of the workload suite, tests/workloads/,
