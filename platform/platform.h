@@ -26,6 +26,7 @@
 struct pd_platform_info {
     int landlock_abi;         /* 0: no Landlock (see landlock_error) */
     bool seccomp;             /* seccomp filters available */
+    bool memfd_noexec;        /* memfd_create knows MFD_NOEXEC_SEAL (Linux 6.3) */
     char landlock_error[128]; /* why landlock_abi is 0, e.g. "Landlock disabled at boot" */
 };
 

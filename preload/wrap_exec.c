@@ -1,7 +1,8 @@
 /* preload/wrap_exec.c - every way to start a program: execve, execv,
  * execvp, execvpe, execl, execlp, execle, execveat, fexecve, posix_spawn,
  * posix_spawnp, system, popen (and their other names __libc_system,
- * _IO_popen, _IO_proc_open). vfork is in wrap_vfork.c.
+ * _IO_popen, _IO_proc_open). vfork is in wrap_vfork.c. And memfd_create,
+ * the one way to make an executable file no path rule judges.
  *
  * Before each start: find the file that will run (PATH search with the
  * caller's PATH for the p-forms, as glibc does, relative PATH entries
@@ -578,4 +579,34 @@ PD_EXPORT int execle(const char *path, const char *arg, ...)
     if (rc)
         return -1;
     return release(&b, pdw_execve(path, b.v, envp));
+}
+
+/* Under an exec floor (allow_binaries) the seccomp filter refuses a memfd
+ * that could be executed: a program copied into one and started with
+ * execveat(AT_EMPTY_PATH) or /proc/self/fd/N lies on no path Landlock
+ * judges. A caller that did not ask for MFD_EXEC gets MFD_NOEXEC_SEAL added,
+ * so its memfd works as bare (read, write, mmap, seals) except that it can
+ * never be made executable. A kernel without the flag (before 6.3) says
+ * EINVAL; the launcher then loaded no such rule, and the call is repeated
+ * as the caller made it. */
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+
+int pdw_memfd_create(const char *name, unsigned int flags)
+{
+    PD_NEED(memfd_create, -1);
+    struct pd_call call;
+    const struct pd_state *s = pd_enter(&call);
+    const bool floor = s && s->mode == PD_MODE_ACTIVE && (s->img->flags & PD_IMAGE_NO_EXEC_WRITES);
+    pd_leave(&call);
+    if (!floor || (flags & (MFD_EXEC | MFD_NOEXEC_SEAL)))
+        return pd_real.memfd_create(name, flags);
+    int fd = pd_real.memfd_create(name, flags | MFD_NOEXEC_SEAL);
+    if (fd < 0 && errno == EINVAL)
+        fd = pd_real.memfd_create(name, flags);
+    return fd;
 }

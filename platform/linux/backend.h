@@ -89,11 +89,16 @@ int pd_ns_apply(const struct pd_sandbox_spec *spec, struct pd_ns_report *report,
  * launcher asks once (pd_platform_probe); the child does not ask again. */
 bool pd_seccomp_available(void);
 
+/* seccomp.c: memfd_create accepts MFD_NOEXEC_SEAL, so the exec floor's
+ * rule (only sealed, never-executable memfds) breaks no caller. */
+bool pd_memfd_noexec_available(void);
+
 /* seccomp.c: load the filter compiled at build time (seccomp_prog.h) with
  * one seccomp(2) call. any_socket: every socket family may be created (the
  * network is on, or a network namespace holds it); false: only AF_UNIX and
- * AF_NETLINK. no_new_privs must already be set (pd_landlock_apply does). */
-int pd_seccomp_load(bool any_socket, char *err, size_t errlen);
+ * AF_NETLINK. exec_floor (allow_binaries): no executable memfd either.
+ * no_new_privs must already be set (pd_landlock_apply does). */
+int pd_seccomp_load(bool any_socket, bool exec_floor, char *err, size_t errlen);
 
 /* seccomp.c: set no_new_privs, then pd_seccomp_load (the layer alone). */
 int pd_seccomp_apply(bool any_socket, char *err, size_t errlen);

@@ -24,6 +24,7 @@ void pd_platform_probe(struct pd_platform_info *info)
     memset(info, 0, sizeof *info);
     info->landlock_abi = pd_landlock_abi(info->landlock_error, sizeof info->landlock_error);
     info->seccomp = pd_seccomp_available();
+    info->memfd_noexec = pd_memfd_noexec_available();
 }
 
 /* Absolute, non-NULL paths only: Landlock rules are opened by path and a
@@ -78,7 +79,11 @@ int pd_platform_check(const struct pd_sandbox_spec *spec, const struct pd_platfo
         check_paths(&spec->ns.readonly, err, errlen) < 0 ||
         check_paths(&spec->ns.sockets, err, errlen) < 0)
         return -1;
-    if (abi < 5)
+    if (spec->no_exec_writes && !info->memfd_noexec)
+        pd_errf(warn, warnlen,
+                "the kernel lacks MFD_NOEXEC_SEAL (Linux 6.3): a program copied into a memfd "
+                "by a static binary or a raw system call can run past allow_binaries");
+    else if (abi < 5)
         pd_errf(warn, warnlen,
                 "Landlock ABI %d does not enforce: ioctl on device files (ABI 5), signal and "
                 "abstract UNIX socket scoping (ABI 6)",
@@ -110,7 +115,8 @@ int pd_platform_apply(const struct pd_sandbox_spec *spec, const struct pd_platfo
         return -1;
     const bool net_ns = ns->state == PD_NS_ACTIVE && ns->net_ns;
     /* no_new_privs is set: pd_landlock_apply needs it too. */
-    if (pd_seccomp_load(spec->allow_network || net_ns, err, errlen) < 0)
+    if (pd_seccomp_load(spec->allow_network || net_ns, spec->no_exec_writes && info->memfd_noexec,
+                        err, errlen) < 0)
         return -1;
     if (pd_rlimits_apply_mem(&spec->limits, err, errlen) < 0)
         return -1;

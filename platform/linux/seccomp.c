@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -33,9 +34,19 @@ bool pd_seccomp_available(void)
     return true;
 }
 
-int pd_seccomp_load(bool any_socket, char *err, size_t errlen)
+bool pd_memfd_noexec_available(void)
 {
-    const struct pd_seccomp_prog *p = &pd_seccomp_progs[any_socket ? 1 : 0];
+    int fd = (int)syscall(SYS_memfd_create, "paldron-probe", MFD_CLOEXEC | PD_MFD_NOEXEC_SEAL);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+int pd_seccomp_load(bool any_socket, bool exec_floor, char *err, size_t errlen)
+{
+    const struct pd_seccomp_prog *p = &pd_seccomp_progs[(any_socket ? PD_SECCOMP_ANY_SOCKET : 0) |
+                                                        (exec_floor ? PD_SECCOMP_EXEC : 0)];
     /* The kernel only reads the program; sock_fprog just lacks the const. */
     const struct sock_fprog prog = {
         .len = p->len,
@@ -56,5 +67,5 @@ int pd_seccomp_apply(bool any_socket, char *err, size_t errlen)
         pd_errf(err, errlen, "no_new_privs: prctl: %s", strerror(errno));
         return -1;
     }
-    return pd_seccomp_load(any_socket, err, errlen);
+    return pd_seccomp_load(any_socket, false, err, errlen);
 }

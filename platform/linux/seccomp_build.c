@@ -68,7 +68,7 @@ static int only_target(scmp_filter_ctx ctx, uint32_t arch, char *err, size_t err
     return 0;
 }
 
-scmp_filter_ctx pd_seccomp_build_arch(uint32_t arch, bool any_socket, char *err, size_t errlen)
+scmp_filter_ctx pd_seccomp_build_arch(uint32_t arch, unsigned variant, char *err, size_t errlen)
 {
     if (arch == SCMP_ARCH_NATIVE)
         arch = seccomp_arch_native();
@@ -103,7 +103,9 @@ scmp_filter_ctx pd_seccomp_build_arch(uint32_t arch, bool any_socket, char *err,
         goto fail;
     for (size_t i = 0; i < pd_seccomp_rules_n; i++) {
         const struct pd_seccomp_rule *r = &pd_seccomp_rules[i];
-        if (r->when == PD_SECCOMP_NET_OFF && any_socket)
+        if (r->when == PD_SECCOMP_NET_OFF && (variant & PD_SECCOMP_ANY_SOCKET))
+            continue;
+        if (r->when == PD_SECCOMP_EXEC_FLOOR && !(variant & PD_SECCOMP_EXEC))
             continue;
         if (add_rule(ctx, arch, r, err, errlen) < 0)
             goto fail;
@@ -114,7 +116,7 @@ fail:
     return NULL;
 }
 
-scmp_filter_ctx pd_seccomp_build(bool any_socket, char *err, size_t errlen)
+scmp_filter_ctx pd_seccomp_build(unsigned variant, char *err, size_t errlen)
 {
-    return pd_seccomp_build_arch(SCMP_ARCH_NATIVE, any_socket, err, errlen);
+    return pd_seccomp_build_arch(SCMP_ARCH_NATIVE, variant, err, errlen);
 }

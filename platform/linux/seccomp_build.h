@@ -14,15 +14,17 @@
 #include <seccomp.h>
 
 /* The filter for one architecture (a libseccomp token: SCMP_ARCH_NATIVE,
- * SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64, ...), not loaded. any_socket: every
- * socket family may be created (the network is on, or a network namespace
- * holds it); false: only AF_UNIX and AF_NETLINK. Only that architecture is
+ * SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64, ...), not loaded. variant: bits of
+ * seccomp_rules.h - PD_SECCOMP_ANY_SOCKET: every socket family may be
+ * created (the network is on, or a network namespace holds it), else only
+ * AF_UNIX and AF_NETLINK; PD_SECCOMP_EXEC: the exec floor's rules
+ * (allow_binaries). Only that architecture is
  * in the filter: every other one's system calls kill the process (on
  * x86_64, i386 and x32). NULL with err on failure; the caller releases it
  * with seccomp_release. */
-scmp_filter_ctx pd_seccomp_build_arch(uint32_t arch, bool any_socket, char *err, size_t errlen);
+scmp_filter_ctx pd_seccomp_build_arch(uint32_t arch, unsigned variant, char *err, size_t errlen);
 
 /* The same for the architecture this code runs on. */
-scmp_filter_ctx pd_seccomp_build(bool any_socket, char *err, size_t errlen);
+scmp_filter_ctx pd_seccomp_build(unsigned variant, char *err, size_t errlen);
 
 #endif

@@ -20,6 +20,7 @@
 #include <linux/filter.h>
 
 #include "platform/linux/seccomp_build.h"
+#include "platform/linux/seccomp_rules.h"
 
 /* Where the host's headers and the target's kernel agree on the numbers the
  * table uses, and the preprocessor test that the output compiles for. */
@@ -44,10 +45,10 @@ static int generic_index(uint32_t token)
 
 /* The exported program of one variant, read back into prog; its length in
  * instructions, or -1. */
-static int export(uint32_t arch, bool any_socket, struct sock_filter *prog, size_t cap)
+static int export(uint32_t arch, unsigned variant, struct sock_filter *prog, size_t cap)
 {
     char err[256] = "";
-    scmp_filter_ctx ctx = pd_seccomp_build_arch(arch, any_socket, err, sizeof err);
+    scmp_filter_ctx ctx = pd_seccomp_build_arch(arch, variant, err, sizeof err);
     if (ctx == NULL) {
         fprintf(stderr, "paldron_seccomp_gen: %s\n", err);
         return -1;
@@ -103,10 +104,19 @@ int main(int argc, char **argv)
                 argv[1]);
         return 2;
     }
-    static struct sock_filter progs[2][BPF_MAXINSNS + 1];
-    int len[2];
-    for (int any = 0; any < 2; any++)
-        if ((len[any] = export(arch, any, progs[any], BPF_MAXINSNS + 1)) < 0)
+    /* The programs are for the kernel that will load them, not for the
+     * one this runs on (under qemu-user in a cross build, seccomp() itself
+     * is missing): libseccomp is told the API level of a kernel with every
+     * feature the rules use (SECCOMP_RET_KILL_PROCESS and the rest, 4.14+),
+     * instead of probing. The launcher checks the running kernel. */
+    if (seccomp_api_get() < 3 && seccomp_api_set(3) != 0) {
+        fprintf(stderr, "paldron_seccomp_gen: libseccomp refuses API level 3\n");
+        return 1;
+    }
+    static struct sock_filter progs[PD_SECCOMP_VARIANTS][BPF_MAXINSNS + 1];
+    int len[PD_SECCOMP_VARIANTS];
+    for (unsigned v = 0; v < PD_SECCOMP_VARIANTS; v++)
+        if ((len[v] = export(arch, v, progs[v], BPF_MAXINSNS + 1)) < 0)
             return 1;
 
     char tmp[4096];
@@ -129,15 +139,15 @@ int main(int argc, char **argv)
     if (target >= 0)
         fprintf(out, "#if !(%s)\n#error \"seccomp programs generated for %s\"\n#endif\n\n",
                 generic[target].cc_test, arch_name);
-    print_prog(out, "restricted_sockets", progs[0], len[0]);
-    print_prog(out, "any_socket", progs[1], len[1]);
-    fprintf(out,
-            "const struct pd_seccomp_prog pd_seccomp_progs[2] = {\n"
-            "    {restricted_sockets, %d},\n"
-            "    {any_socket, %d},\n"
-            "};\n\n"
-            "const char pd_seccomp_prog_arch[] = \"%s\";\n",
-            len[0], len[1], arch_name);
+    static const char *const names[PD_SECCOMP_VARIANTS] = {"restricted_sockets", "any_socket",
+                                                           "restricted_sockets_exec_floor",
+                                                           "any_socket_exec_floor"};
+    for (unsigned i = 0; i < PD_SECCOMP_VARIANTS; i++)
+        print_prog(out, names[i], progs[i], len[i]);
+    fprintf(out, "const struct pd_seccomp_prog pd_seccomp_progs[%u] = {\n", PD_SECCOMP_VARIANTS);
+    for (unsigned i = 0; i < PD_SECCOMP_VARIANTS; i++)
+        fprintf(out, "    {%s, %d},\n", names[i], len[i]);
+    fprintf(out, "};\n\nconst char pd_seccomp_prog_arch[] = \"%s\";\n", arch_name);
     if (fclose(out) != 0 || rename(tmp, argv[2]) != 0) {
         fprintf(stderr, "paldron_seccomp_gen: write %s: %s\n", argv[2], strerror(errno));
         unlink(tmp);

@@ -10,14 +10,24 @@
 
 #include <linux/filter.h>
 
+/* The variants of the filter, as bits of an index into pd_seccomp_progs. */
+#define PD_SECCOMP_ANY_SOCKET 1u /* every socket family (no NET_OFF rules) */
+#define PD_SECCOMP_EXEC       2u /* the EXEC_FLOOR rules (allow_binaries) */
+#define PD_SECCOMP_VARIANTS   4u
+
+/* MFD_NOEXEC_SEAL (linux/memfd.h, Linux 6.3), named for older headers: the
+ * flag the exec floor's memfd_create rule requires. */
+#define PD_MFD_NOEXEC_SEAL 0x0008U
+
 struct pd_seccomp_prog {
     const struct sock_filter *filter;
     unsigned short len;
 };
 
-/* Indexed by any_socket: [0] only AF_UNIX and AF_NETLINK sockets, [1]
- * every socket family. */
-extern const struct pd_seccomp_prog pd_seccomp_progs[2];
+/* Indexed by the variant's bits (seccomp_rules.h): PD_SECCOMP_ANY_SOCKET
+ * (else only AF_UNIX and AF_NETLINK sockets), PD_SECCOMP_EXEC (the exec
+ * floor's rules). */
+extern const struct pd_seccomp_prog pd_seccomp_progs[PD_SECCOMP_VARIANTS];
 
 /* The architecture the programs were built for (libseccomp's name). */
 extern const char pd_seccomp_prog_arch[];

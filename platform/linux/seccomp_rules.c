@@ -48,6 +48,9 @@
     { .name = "socket", .err = EPERM, .when = PD_SECCOMP_ALWAYS, .ncmp = 2, \
       .cmp = { { .arg = 0, .op = SCMP_CMP_EQ, .datum_a = AF_NETLINK, .datum_b = 0 }, \
                { .arg = 2, .op = SCMP_CMP_NE, .datum_a = (proto), .datum_b = 0 } } }
+#define DENY_EXEC_IF(sys, e, argn, cmpop, a, b) \
+    { .name = (sys), .err = (e), .when = PD_SECCOMP_EXEC_FLOOR, .ncmp = 1, \
+      .cmp = { { .arg = (argn), .op = (cmpop), .datum_a = (a), .datum_b = (b) } } }
 #define DENY_CLONE_FLAG(flag) \
     DENY_IF("clone", EPERM, CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, (flag), (flag))
 #define DENY_FAMILY(af) DENY_NET_IF("socket", EPERM, 0, SCMP_CMP_EQ, (af), 0)
@@ -128,6 +131,14 @@ const struct pd_seccomp_rule pd_seccomp_rules[] = {
     /* Limits of other processes (the launcher's, for one): prlimit64 with a
      * pid other than 0 (self). setrlimit and getrlimit use pid 0. */
     DENY_IF("prlimit64", EPERM, 0, SCMP_CMP_NE, 0, 0),
+
+    /* allow_binaries: a memfd that may be executed. Its file lies on no
+     * path Landlock judges (an internal mount), so execveat(fd, "",
+     * AT_EMPTY_PATH) or execve("/proc/self/fd/N") of a copied program would
+     * run it past the exec floor. A memfd made with MFD_NOEXEC_SEAL
+     * (Linux 6.3) can never be executed: only those are allowed (the
+     * preload adds the flag for every dynamic caller). */
+    DENY_EXEC_IF("memfd_create", EPERM, 1, SCMP_CMP_MASKED_EQ, PD_MFD_NOEXEC_SEAL, 0),
 
     /* Typing into the controlling terminal: input the user's shell would
      * run after the command exits. */

@@ -7,10 +7,13 @@
 
 #include <seccomp.h>
 
+#include "platform/linux/seccomp_prog.h"
+
 enum pd_seccomp_when {
-    PD_SECCOMP_ALWAYS,  /* in every sandbox */
-    PD_SECCOMP_NET_OFF, /* only when socket families are restricted: the network is
-                           off and no network namespace holds it */
+    PD_SECCOMP_ALWAYS,     /* in every sandbox */
+    PD_SECCOMP_NET_OFF,    /* only when socket families are restricted: the network is
+                              off and no network namespace holds it */
+    PD_SECCOMP_EXEC_FLOOR, /* only when allow_binaries names the programs that may run */
 };
 
 /* "Fail syscall name with errno err", if every comparison matches (ncmp

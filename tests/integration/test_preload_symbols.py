@@ -33,7 +33,6 @@ NOT_BY_PATH = [
      "addopen are wrapped; addchdir_np only moves the child's working directory)"),
     (r"(__)?mktemp|tmpnam|tmpnam_r|tempnam", "makes up a name, creates nothing"),
     (r"tmpfile(64)?", "an unnamed file (O_TMPFILE) in /tmp: no name exists to judge"),
-    (r"memfd_create", "an anonymous memory file; its name is only a label"),
     (r"fmemopen|open_memstream|open_wmemstream|fopencookie",
      "a FILE over memory or callbacks, no file"),
     (r"opendir|fts(64)?_open", "lists a directory: metadata, not gated (docs/preload.md)"),

@@ -110,6 +110,56 @@ Test(seccomp_netlink, only_route_with_restricted_sockets)
     netlink_case(false);
 }
 
+/* ---- the exec floor: no memfd that could be executed -------------------- */
+
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+Test(seccomp_exec_floor, only_sealed_noexec_memfds)
+{
+    int probe = (int)syscall(SYS_memfd_create, "probe", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
+    if (probe < 0)
+        cr_skip_test("SKIP kernel without MFD_NOEXEC_SEAL (Linux 6.3): %s", strerror(errno));
+    close(probe);
+    no_core_dumps();
+    pid_t pid = fork();
+    cr_assert(ge(int, pid, 0));
+    if (pid == 0) {
+        char err[PD_PLATFORM_ERR_MAX];
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            pd_seccomp_load(false, true, err, sizeof err) != 0)
+            _exit(10);
+        int plain = try(syscall(SYS_memfd_create, "plain", MFD_CLOEXEC));
+        int exec = try(syscall(SYS_memfd_create, "exec", MFD_CLOEXEC | MFD_EXEC));
+        int sealed = try(syscall(SYS_memfd_create, "sealed", MFD_CLOEXEC | MFD_NOEXEC_SEAL));
+        _exit(plain == EPERM && exec == EPERM && sealed == 0 ? 0 : 1);
+    }
+    int st;
+    cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+    cr_assert(eq(int, status(st), 0));
+}
+
+Test(seccomp_exec_floor, plain_memfds_without_the_floor)
+{
+    no_core_dumps();
+    pid_t pid = fork();
+    cr_assert(ge(int, pid, 0));
+    if (pid == 0) {
+        char err[PD_PLATFORM_ERR_MAX];
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            pd_seccomp_load(false, false, err, sizeof err) != 0)
+            _exit(10);
+        _exit(try(syscall(SYS_memfd_create, "plain", MFD_CLOEXEC)) == 0 ? 0 : 1);
+    }
+    int st;
+    cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+    cr_assert(eq(int, status(st), 0));
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 Test(seccomp_table, every_name_is_known_on_x86_64)
@@ -123,11 +173,11 @@ Test(seccomp_table, every_name_is_known_on_x86_64)
 #endif
 }
 
-static char *pfc(bool allow_network)
+static char *pfc(unsigned variant)
 {
     static char buf[1 << 16];
     char err[PD_PLATFORM_ERR_MAX];
-    scmp_filter_ctx ctx = pd_seccomp_build(allow_network, err, sizeof err);
+    scmp_filter_ctx ctx = pd_seccomp_build(variant, err, sizeof err);
     cr_assert_not_null(ctx, "%s", err);
     int fd = memfd_create("pfc", MFD_CLOEXEC);
     cr_assert(ge(int, fd, 0));
@@ -150,24 +200,33 @@ static size_t count(const char *hay, const char *needle)
 
 Test(seccomp_table, family_rules_only_when_sockets_are_restricted)
 {
-    cr_assert(not(eq(str, pfc(true), "")));
+    cr_assert(not(eq(str, pfc(PD_SECCOMP_ANY_SOCKET), "")));
     /* any_socket: the netlink rule alone (one comparison on the family) */
-    size_t open_net = count(pfc(true), "\"socket\"");
-    size_t closed_net = count(pfc(false), "\"socket\"");
-    cr_assert(eq(sz, open_net, 1), "%s", pfc(true));
+    size_t open_net = count(pfc(PD_SECCOMP_ANY_SOCKET), "\"socket\"");
+    size_t closed_net = count(pfc(0), "\"socket\"");
+    cr_assert(eq(sz, open_net, 1), "%s", pfc(PD_SECCOMP_ANY_SOCKET));
     cr_assert(gt(sz, closed_net, open_net));
-    cr_assert_not_null(strstr(pfc(true), "\"process_vm_readv\""));
-    cr_assert_not_null(strstr(pfc(true), "invalid architecture action\naction KILL_PROCESS"));
+    cr_assert_not_null(strstr(pfc(PD_SECCOMP_ANY_SOCKET), "\"process_vm_readv\""));
+    cr_assert_not_null(
+        strstr(pfc(PD_SECCOMP_ANY_SOCKET), "invalid architecture action\naction KILL_PROCESS"));
+}
+
+Test(seccomp_table, memfd_rule_only_with_the_exec_floor)
+{
+    for (unsigned v = 0; v < PD_SECCOMP_VARIANTS; v++) {
+        const bool floor = v & PD_SECCOMP_EXEC;
+        cr_assert(eq(int, strstr(pfc(v), "\"memfd_create\"") != NULL, floor), "variant %u", v);
+    }
 }
 
 /* ---- the programs compiled at build time -------------------------------- */
 
 /* What libseccomp builds now from the table, exported as BPF into buf; its
  * length in instructions. */
-static size_t exported(bool any_socket, struct sock_filter *buf, size_t cap)
+static size_t exported(unsigned variant, struct sock_filter *buf, size_t cap)
 {
     char err[PD_PLATFORM_ERR_MAX];
-    scmp_filter_ctx ctx = pd_seccomp_build(any_socket, err, sizeof err);
+    scmp_filter_ctx ctx = pd_seccomp_build(variant, err, sizeof err);
     cr_assert_not_null(ctx, "%s", err);
     int fd = memfd_create("bpf", MFD_CLOEXEC);
     cr_assert(ge(int, fd, 0));
@@ -187,15 +246,15 @@ static size_t exported(bool any_socket, struct sock_filter *buf, size_t cap)
 Test(seccomp_prog, generated_programs_equal_the_table)
 {
     static struct sock_filter want[BPF_MAXINSNS + 1];
-    for (int any = 0; any < 2; any++) {
-        size_t n = exported(any, want, BPF_MAXINSNS + 1);
-        const struct pd_seccomp_prog *got = &pd_seccomp_progs[any];
-        cr_assert(eq(sz, (size_t)got->len, n), "any_socket %d: %u instructions, table %zu", any,
+    for (unsigned v = 0; v < PD_SECCOMP_VARIANTS; v++) {
+        size_t n = exported(v, want, BPF_MAXINSNS + 1);
+        const struct pd_seccomp_prog *got = &pd_seccomp_progs[v];
+        cr_assert(eq(sz, (size_t)got->len, n), "variant %u: %u instructions, table %zu", v,
                   got->len, n);
         for (size_t i = 0; i < n; i++) {
             const struct sock_filter *g = &got->filter[i], *w = &want[i];
             cr_assert(g->code == w->code && g->jt == w->jt && g->jf == w->jf && g->k == w->k,
-                      "any_socket %d: instruction %zu differs", any, i);
+                      "variant %u: instruction %zu differs", v, i);
         }
     }
 }
@@ -204,8 +263,8 @@ Test(seccomp_prog, generated_programs_equal_the_table)
  * audit architecture libseccomp calls native, and kill on any other. */
 Test(seccomp_prog, programs_check_the_native_architecture)
 {
-    for (int any = 0; any < 2; any++) {
-        const struct pd_seccomp_prog *p = &pd_seccomp_progs[any];
+    for (unsigned v = 0; v < PD_SECCOMP_VARIANTS; v++) {
+        const struct pd_seccomp_prog *p = &pd_seccomp_progs[v];
         cr_assert(gt(int, p->len, 3));
         cr_assert(eq(u32, p->filter[0].code, (uint32_t)(BPF_LD | BPF_W | BPF_ABS)));
         cr_assert(eq(u32, p->filter[0].k, 4u)); /* offsetof(struct seccomp_data, arch) */
