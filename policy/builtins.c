@@ -33,11 +33,13 @@ const char *const pd_builtin_secrets[] = {
  * every process's environ, so as a secret it would deny those runs under
  * exec; the agents' own tools refuse it (policy/gate_search.c). */
 
-/* The ".git/" entries are decided by policy/gate_git.c: a repository's
- * config and hooks are protected where the repository existed at the start
- * of the run (nested ones and submodules included), not in one it creates. */
-const char *const pd_builtin_protected[] = {".git/hooks/**", ".git/config", ".git/config.worktree",
-                                            ".gitmodules",
+/* The ".git" entries are decided by policy/gate_git.c: a repository's
+ * config, commondir and hooks are protected where the repository existed
+ * at the start of the run (nested ones and submodules included), not in one
+ * it creates; ".git" itself stands for that git directory's removal or
+ * rename (policy/gate_path.c judges it for PD_OP_DELETE only). */
+const char *const pd_builtin_protected[] = {".git", ".git/hooks/**", ".git/config",
+                                            ".git/config.worktree", ".git/commondir", ".gitmodules",
                                             /* agent configuration */
                                             ".claude/**", ".codex/**", ".mcp.json",
                                             /* editor task and launch files */

@@ -2,7 +2,10 @@
  *
  * A repository's config (config, config.worktree) and hooks (everything in hooks/)
  * name programs that git runs later, outside any sandbox: writing them is
- * how an agent would persist. But `git init` and `git clone` must write
+ * how an agent would persist. So is commondir (git reads the config and
+ * hooks of the directory it names instead), and so is the git directory
+ * itself: moved away, a "gitdir:" file in its place names a repository the
+ * run made. But `git init` and `git clone` must write
  * exactly these files for the repository they create. So:
  *
  *   exec (ctx->git_dirs_known): the launcher lists the git directories that
@@ -26,7 +29,7 @@
 
 bool pd_git_builtin_pattern(const char *pattern)
 {
-    return strncmp(pattern, ".git/", 5) == 0;
+    return strncmp(pattern, ".git/", 5) == 0 || strcmp(pattern, ".git") == 0;
 }
 
 int pd_ctx_add_git_dir(struct pd_ctx *c, const char *dir)
@@ -52,6 +55,8 @@ static const char *tail_rule(const char *tail)
         return ".git/config";
     if (strcasecmp(tail, "config.worktree") == 0)
         return ".git/config.worktree";
+    if (strcasecmp(tail, "commondir") == 0)
+        return ".git/commondir";
     if (strncasecmp(tail, "hooks", 5) == 0 && (tail[5] == '\0' || tail[5] == '/'))
         return ".git/hooks/**";
     return NULL;
@@ -93,10 +98,23 @@ static bool in_scope(const struct pd_ctx *c, const char *abs)
     return false;
 }
 
+const char *pd_git_dir_protected(const struct pd_ctx *c, const char *abs)
+{
+    if (pd_builtin_unprotected(c->policy, ".git"))
+        return NULL;
+    if (c->git_dirs_known) {
+        for (size_t k = 0; k < c->ngit_dirs; k++)
+            if (strcasecmp(c->git_dirs[k], abs) == 0)
+                return ".git";
+        return NULL;
+    }
+    return comp_is(abs, strlen(abs), ".git") && in_scope(c, abs) ? ".git" : NULL;
+}
+
 const char *pd_git_protected(const struct pd_ctx *c, const char *abs)
 {
-    /* Every split "<git dir>/<tail>" whose tail is config or hooks; case
-     * folded, as the protected patterns are (fail closed). */
+    /* Every split "<git dir>/<tail>" whose tail is config, commondir or
+     * hooks; case folded, as the protected patterns are (fail closed). */
     for (const char *s = strchr(abs, '/'); s; s = strchr(s + 1, '/')) {
         const char *rule = tail_rule(s + 1);
         if (!rule)

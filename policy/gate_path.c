@@ -204,7 +204,8 @@ static void gate(const struct pd_ctx *c, enum pd_op op, const char *base, const 
             deny(v, c, PD_REASON_PROTECTED, "policy_file", p->file, "the policy file in use");
             return;
         }
-        if ((hit = pd_match_protected(c, rel, v->resolved))) {
+        if ((hit = pd_match_protected(c, rel, v->resolved)) ||
+            (op == PD_OP_DELETE && (hit = pd_git_dir_protected(c, v->resolved)))) {
             snprintf(rule, sizeof rule, "protected_paths: %s", hit);
             deny(v, c, PD_REASON_PROTECTED, "protected_paths", hit, rule);
             return;

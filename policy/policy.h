@@ -254,12 +254,16 @@ void pd_ctx_free(struct pd_ctx *c);
 /* Record dir (absolute, resolved) as a git directory that exists at the
  * start of the run. Returns 0 or -1 (ENOMEM). */
 int pd_ctx_add_git_dir(struct pd_ctx *c, const char *dir);
-/* Is abs (absolute, resolved) the config, config.worktree or a hook of a
- * protected git directory? Returns the built-in pattern it is reported as
- * (".git/config", ".git/hooks/<all>", ...) or NULL. */
+/* Is abs (absolute, resolved) the config, config.worktree, commondir or a
+ * hook of a protected git directory? Returns the built-in pattern it is
+ * reported as (".git/config", ".git/hooks/<all>", ...) or NULL. */
 const char *pd_git_protected(const struct pd_ctx *c, const char *abs);
-/* Is pattern one of the built-in ".git/..." patterns that pd_git_protected
- * decides instead? */
+/* Is abs a protected git directory itself (pd_gate_path judges its removal
+ * or rename by it, nothing else)? ".git" or NULL; unprotect_paths = [".git"]
+ * lifts it. */
+const char *pd_git_dir_protected(const struct pd_ctx *c, const char *abs);
+/* Is pattern one of the built-in ".git" patterns that pd_git_protected and
+ * pd_git_dir_protected decide instead? */
 bool pd_git_builtin_pattern(const char *pattern);
 
 /* Reason words (stable interface, compared by tests and scripts). */

@@ -4,6 +4,7 @@
  * pd_glob_component. The index is built by policy/compiled_image.c. */
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "preload/match.h"
 
@@ -127,10 +128,10 @@ static bool comp_is(const char *c, size_t n, const char *w)
 }
 
 /* Could pd_git_protected name abs? Only when the rest of the path after
- * some '/' is "config", "config.worktree", or "hooks" and below - the
- * tails it protects in a git directory (case folded, as it does): the
- * last component is config or config.worktree, or some component is
- * hooks. */
+ * some '/' is "config", "config.worktree", "commondir" or "hooks" and
+ * below - the tails it protects in a git directory (case folded, as it
+ * does): the last component is one of the first three, or some component
+ * is hooks. */
 static bool git_tail(const struct comps *cs)
 {
     for (size_t i = 0; i < cs->n; i++)
@@ -140,7 +141,23 @@ static bool git_tail(const struct comps *cs)
         return false;
     const char *last = cs->s + cs->off[cs->n - 1];
     size_t n = cs->len[cs->n - 1];
-    return comp_is(last, n, "config") || comp_is(last, n, "config.worktree");
+    return comp_is(last, n, "config") || comp_is(last, n, "config.worktree") ||
+           comp_is(last, n, "commondir");
+}
+
+/* Could pd_git_dir_protected name abs (a removal or rename of it)? A
+ * directory called .git, or one the launcher listed as a git directory
+ * (.git/modules/<name>, a bare repository). */
+static bool git_dir(const struct pd_image *im, const char *abs, const struct comps *cs)
+{
+    if (cs->n && comp_is(cs->s + cs->off[cs->n - 1], cs->len[cs->n - 1], ".git"))
+        return true;
+    size_t n;
+    const uint32_t *dirs = pd_image_list(im, PD_IL_GIT_DIRS, &n);
+    for (size_t k = 0; k < n; k++)
+        if (strcasecmp(pd_image_str(im, dirs[k]), abs) == 0)
+            return true;
+    return false;
 }
 
 bool pd_match_maybe_denied(const struct pd_image *im, enum pd_op op, const char *abs)
@@ -155,7 +172,7 @@ bool pd_match_maybe_denied(const struct pd_image *im, enum pd_op op, const char 
         return true;
     if (set_hits(im, &im->protect_set, abs, rel, &cs))
         return true;
-    if (git_tail(&cs))
+    if (git_tail(&cs) || (op == PD_OP_DELETE && git_dir(im, abs, &cs)))
         return true;
     size_t n;
     const uint32_t *roots = pd_image_list(im, PD_IL_ROOTS, &n);

@@ -390,8 +390,8 @@ class ProtectedTest(ModelBase):
         self.assertRun(
             r, 1,
             "paldron: policy malformed: unprotect_paths entry '.vscode/' is not a built-in "
-            "protected path (they are: .git/hooks/**, .git/config, .git/config.worktree, "
-            ".gitmodules, .claude/**, .codex/**, .mcp.json, .vscode/**, .idea/**) (%s:%d)"
+            "protected path (they are: .git, .git/hooks/**, .git/config, .git/config.worktree, "
+            ".git/commondir, .gitmodules, .claude/**, .codex/**, .mcp.json, .vscode/**, .idea/**) (%s:%d)"
             % (os.path.realpath(self.ws.policy_path), line),
             absent=["[EXIT CODE]", "unprotect_paths removes"])
         self.assertEqual(len(r.err.strip().splitlines()), 1, repr(r))

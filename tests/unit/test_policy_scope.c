@@ -376,9 +376,11 @@ static const struct {
     const char *pattern;
     const char *rel;
 } builtin_samples[] = {
+    {".git", NULL}, /* its removal only: git_dir_itself_against_removal */
     {".git/hooks/**", ".git/hooks/pre-commit"},
     {".git/config", ".git/config"},
     {".git/config.worktree", ".git/config.worktree"},
+    {".git/commondir", ".git/commondir"},
     {".gitmodules", ".gitmodules"},
     {".claude/**", ".claude/settings.json"},
     {".codex/**", ".codex/config.toml"},
@@ -394,6 +396,19 @@ static const char *protected_by(const char *rel)
     char abs[PD_PATH_MAX];
     tp_join(abs, sizeof abs, ws, rel);
     return pd_match_protected(&ctx, rel, abs);
+}
+
+/* What protects sample k: pd_match_protected on its path, or for the git
+ * directory itself (judged for removal only) the gate's verdict on it. */
+static const char *sample_hit(size_t k)
+{
+    if (builtin_samples[k].rel)
+        return protected_by(builtin_samples[k].rel);
+    static struct pd_verdict v;
+    char abs[PD_PATH_MAX];
+    tp_join(abs, sizeof abs, ws, ".git");
+    pd_gate_name(&ctx, PD_OP_DELETE, ws, abs, &v);
+    return v.deny ? v.pattern : NULL;
 }
 
 Test(protected, samples_cover_every_builtin)
@@ -412,10 +427,9 @@ Test(protected, protected_paths_extends_the_builtins)
     cr_expect(pol.protected_paths_set);
     cr_expect(tp_streq(protected_by("generated/x"), "generated/**"));
     for (size_t k = 0; k < NSAMPLES; k++)
-        cr_expect(tp_streq(protected_by(builtin_samples[k].rel), builtin_samples[k].pattern),
+        cr_expect(tp_streq(sample_hit(k), builtin_samples[k].pattern),
                   "%s: %s, want %s (protected_paths must extend, not replace)",
-                  builtin_samples[k].rel, TP_S(protected_by(builtin_samples[k].rel)),
-                  builtin_samples[k].pattern);
+                  builtin_samples[k].pattern, TP_S(sample_hit(k)), builtin_samples[k].pattern);
     cr_expect_null(protected_by("src/main.c"));
     /* both deny a write, each with its own pattern */
     expect_deny(PD_OP_WRITE, "@/generated/x", PD_REASON_PROTECTED, "protected_paths",
@@ -437,8 +451,8 @@ Test(protected, builtins_without_a_policy_key)
     cr_expect(!pol.protected_paths_set);
     cr_expect_null(protected_by("generated/x"));
     for (size_t k = 0; k < NSAMPLES; k++)
-        cr_expect(tp_streq(protected_by(builtin_samples[k].rel), builtin_samples[k].pattern), "%s",
-                  builtin_samples[k].rel);
+        cr_expect(tp_streq(sample_hit(k), builtin_samples[k].pattern), "%s",
+                  builtin_samples[k].pattern);
 }
 
 Test(protected, unprotect_paths_removes_exactly_one_builtin)
@@ -451,15 +465,40 @@ Test(protected, unprotect_paths_removes_exactly_one_builtin)
             const char *pat = builtin_samples[k].pattern;
             cr_expect_eq(pd_builtin_unprotected(&pol, pat), k == u, "unprotect %s: %s %s",
                          builtin_samples[u].pattern, pat, k == u ? "removed" : "kept");
-            const char *hit = protected_by(builtin_samples[k].rel);
+            const char *hit = sample_hit(k);
             if (k == u)
                 cr_expect_null(hit, "unprotect %s: %s still protected by %s",
-                               builtin_samples[u].pattern, builtin_samples[k].rel, TP_S(hit));
+                               builtin_samples[u].pattern, pat, TP_S(hit));
             else
                 cr_expect(tp_streq(hit, pat), "unprotect %s: %s protected by %s, want %s",
-                          builtin_samples[u].pattern, builtin_samples[k].rel, TP_S(hit), pat);
+                          builtin_samples[u].pattern, pat, TP_S(hit), pat);
         }
     }
+}
+
+/* The git directory itself: its removal or rename (by it) is denied, so
+ * that a "gitdir:" file cannot take its place; what is inside has its own
+ * rules, and writes to the directory (its times, its mode) are the
+ * kernel's business. With the launcher's list, only listed directories. */
+Test(protected, git_dir_itself_against_removal)
+{
+    setup("allow_paths = [\".\"]\n");
+    expect_deny(PD_OP_DELETE, "@/.git", PD_REASON_PROTECTED, "protected_paths", ".git");
+    expect_deny(PD_OP_DELETE, "@/sub/.git", PD_REASON_PROTECTED, "protected_paths", ".git");
+    expect_allow(PD_OP_WRITE, "@/.git");
+    expect_allow(PD_OP_CREATE, "@/.git/objects/ab");
+    expect_allow(PD_OP_DELETE, "@/.gitignore");
+    expect_allow(PD_OP_DELETE, "@/.git/index.lock");
+    expect_deny(PD_OP_CREATE, "@/.git/commondir", PD_REASON_PROTECTED, "protected_paths",
+                ".git/commondir");
+    /* listed: only what existed at the start */
+    char listed[PD_PATH_MAX];
+    tp_join(listed, sizeof listed, ws, "repo/.git");
+    ctx.git_dirs_known = true;
+    cr_assert_eq(pd_ctx_add_git_dir(&ctx, listed), 0);
+    expect_deny(PD_OP_DELETE, "@/repo/.git", PD_REASON_PROTECTED, "protected_paths", ".git");
+    expect_allow(PD_OP_DELETE, "@/.git");
+    expect_allow(PD_OP_DELETE, "@/repo/.git/sub");
 }
 
 Test(protected, unprotected_vscode_is_writable_the_rest_is_not)
@@ -496,7 +535,8 @@ Test(protected, own_entry_wins_over_unprotect)
 /* ---- unprotect_paths load errors ------------------------------------------ */
 
 static const char *const ALL_BUILTINS =
-    "(they are: .git/hooks/**, .git/config, .git/config.worktree, .gitmodules, .claude/**, "
+    "(they are: .git, .git/hooks/**, .git/config, .git/config.worktree, .git/commondir, "
+    ".gitmodules, .claude/**, "
     ".codex/**, .mcp.json, .vscode/**, .idea/**)";
 
 static void expect_unprotect_error(const char *text, const char *entry, int line)
