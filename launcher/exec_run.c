@@ -467,6 +467,10 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     pd_findings_take(&deny, &layer);
     pd_exec_output_judge(ctx, outscan, o, deny.n > 0 || deny.lost, p->argv, &layer, &warn);
     pd_findings_take(&deny, &layer);
+    /* every judge has read them: what the kernel let through moves away
+     * (--audit changes nothing) */
+    if (!opts->audit)
+        pd_scan_quarantine(scan, &deny, &warn);
     pd_exec_keep_warnings(o, &warn); /* --json lists them too */
     print_warnings(&warn);
     if (o->left_running) {

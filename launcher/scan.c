@@ -67,6 +67,8 @@ static void finding(struct pd_scan *s, const char *verb, const char *abs, unsign
     char msg[PD_MSG_MAX], subject[PD_PATH_MAX];
     enum pd_op op = strcmp(verb, "removed") == 0 ? PD_OP_DELETE : PD_OP_WRITE;
     subject_of(s, abs, subject, sizeof subject);
+    if (strcmp(verb, "produced") == 0)
+        pd_scan_note_produced(s, abs);
     if (!judge(s, abs, type, op, false, msg, sizeof msg))
         snprintf(msg, sizeof msg, "%s (denied by the post-run scan)", subject);
     pd_findings_add(s->found, subject, "run %s %s", verb, msg);
@@ -676,6 +678,9 @@ void pd_scan_free(struct pd_scan *s)
     while (s->ngrants > 0)
         pd_scan_ungrant(&s->grants[--s->ngrants]);
     free(s->grants);
+    for (size_t k = 0; k < s->nproduced; k++)
+        free(s->produced[k]);
+    free(s->produced);
     pd_store_free(&s->st);
     pd_names_free(&s->names);
     pd_watch_free(s->watch);

@@ -80,6 +80,17 @@ void pd_fence_wait(const struct pd_fence *f);
  * path relative to the workspace (absolute outside it). */
 void pd_scan_compare(struct pd_scan *s, struct pd_findings *found, struct pd_findings *warn);
 
+/* After every judge has read them: move each denied file or link the run
+ * put in place (new, or replacing the recorded one; not a file of the
+ * snapshot renamed or linked there) out of the way, into the workspace's cache
+ * folder (quarantine/<time>-<pid>/<path>), so that what the kernel could
+ * not stop (a static binary creating .git/commondir or a hook) does not
+ * outlive the denial. A move is said in the entry's "run produced" finding
+ * of found ("; moved to <path>"), or as a warning; an entry that could not
+ * be moved is a warning. A file the run changed in place cannot be put
+ * back: its finding stands alone. */
+void pd_scan_quarantine(struct pd_scan *s, struct pd_findings *found, struct pd_findings *warn);
+
 /* Counts for benchmarks and tests: directories and files recorded. */
 size_t pd_scan_ndirs(const struct pd_scan *s);
 size_t pd_scan_nfiles(const struct pd_scan *s);

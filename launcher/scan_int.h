@@ -103,7 +103,14 @@ struct pd_scan {
      * need its search permission. */
     struct dir_grant *grants;
     size_t ngrants, cgrants;
+    /* Denied entries the run put in place (new, or replacing a recorded
+     * one): what pd_scan_quarantine moves away. */
+    char **produced;
+    size_t nproduced, cproduced;
 };
+
+/* Note abs as produced by the run (scan.c's finding). */
+void pd_scan_note_produced(struct pd_scan *s, const char *abs);
 
 /* ---- the kernel's change notification (scan_watch.c) --------------------- */
 

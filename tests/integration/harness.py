@@ -13,6 +13,7 @@ prints "SKIP <test>: <why>" and uses self.skipTest (never a silent pass).
 import json
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -173,6 +174,20 @@ class Workspace:
 
 class PaldronTest(unittest.TestCase):
     """Base class: asserts that read like the house rules."""
+
+    def assertQuarantined(self, r, ws, rel):
+        """The denied file rel (of workspace ws) that the run produced was
+        moved out of the way, and the denial says where to: the file there
+        is returned."""
+        self.assertFalse(os.path.lexists(os.path.join(ws.path, rel)), "%s left in place" % rel)
+        m = re.search(r"paldron: deny: run \w+ %s .*; moved to (/\S+)$" % re.escape(rel), r.err,
+                      re.M)
+        self.assertIsNotNone(m, "no move of %s said\n%r" % (rel, r))
+        self.assertIn("/paldron/", m.group(1))
+        self.assertIn("/quarantine/", m.group(1))
+        self.assertTrue(m.group(1).endswith("/" + rel), m.group(1))
+        self.assertTrue(os.path.lexists(m.group(1)), m.group(1))
+        return m.group(1)
 
     def assertRun(self, r, code, *fragments, absent=()):
         self.assertEqual(r.code, code, repr(r))

@@ -92,8 +92,7 @@ class DenialTest(ExecBase):
         self.assertRun(r, 2, "paldron: deny: run produced src/.env (policy deny_glob) "
                        "[deny_globs: .env]", self.coverage_line(self.probes[1]),
                        absent=["[live]"])
-        self.assertTrue(self.ws.exists("src/.env"))
-        os.unlink(self.p("src/.env"))
+        self.assertQuarantined(r, self.ws, "src/.env")
         # a dynamic program: the live gate refuses the write itself
         self.live_refuses("probe create src/.env (policy deny_glob .env)",
                           "open-write", "src/.env")
@@ -113,8 +112,7 @@ class DenialTest(ExecBase):
         self.assertEqual(res, (0, 0), repr(r))
         self.assertRun(r, 2, "paldron: deny: run produced src/x.pem (policy deny_glob)",
                        absent=["[live]"])
-        self.assertTrue(self.ws.exists("src/x.pem"))
-        os.unlink(self.p("src/x.pem"))
+        self.assertQuarantined(r, self.ws, "src/x.pem")
         # *.pem is decided by content (a bundle of public certificates is no
         # secret), so a new .pem is created live and judged after the run
         r = self.exec(["sh", "-c", "echo x > src/x.pem"], policy=self.policy())
@@ -141,11 +139,15 @@ class DenialTest(ExecBase):
         self.assertEqual(res, (0, 0), repr(r))
         self.assertRun(r, 2, "paldron: deny: run produced src/id_rsa (secret)",
                        absent=["[live]"])
-        os.unlink(self.p("src/id_rsa"))
+        # the new name moves out of the way; the file it links stays
+        self.assertQuarantined(r, self.ws, "src/id_rsa")
+        self.assertEqual(self.ws.read("src/old.txt"), "x")
         r, res = self.probe(self.probes[1], "rename", "src/old.txt", "src/.env.prod")
         self.assertEqual(res, (0, 0), repr(r))
         self.assertRun(r, 2, "paldron: deny: run produced src/.env.prod (policy deny_glob)",
                        absent=["[live]"])
+        with open(self.assertQuarantined(r, self.ws, "src/.env.prod")) as f:
+            self.assertEqual(f.read(), "x")
 
     def test_write_outside_the_workspace(self):
         target = os.path.join(self.ws.outside, "pwned")

@@ -190,7 +190,7 @@ class ResultBlockTest(ExecBase):
                        "paldron: deny: run produced src/.env (policy deny_glob) [deny_globs: .env]",
                        self.coverage_line("src/probe_static"),
                        absent=["command exited", "[live]"])
-        self.assertTrue(self.ws.exists("src/.env"))
+        self.assertQuarantined(r, self.ws, "src/.env")
         # the block comes before the verdict and shows the command's own status
         self.assertLess(r.out.index("[EXIT CODE] 1"), len(r.out))
 
@@ -210,7 +210,7 @@ class ResultBlockTest(ExecBase):
                        "paldron: deny: run produced src/k.pem (policy deny_glob)",
                        "the command itself timed out after 1 s",
                        absent=["paldron: command timed out", "[live]"])
-        self.assertTrue(self.ws.exists("src/k.pem"))
+        self.assertQuarantined(r, self.ws, "src/k.pem")
 
     def test_every_finding_is_reported(self):
         # live: every refused call is reported, in the order it happened
@@ -238,7 +238,12 @@ class ResultBlockTest(ExecBase):
                        "src/probe_static creat src/secrets/t"],
                       policy=example_policy(binaries=["sh"] + self.probe_paths()))
         self.assertRun(r, 2, "[STDOUT]\n0 0\n0 0\n0 0\n0 0\n")
-        lines = [l for l in r.err.splitlines() if l.startswith("paldron: deny: ")]
+        lines = [re.sub(r"; moved to \S+$", "", l) for l in r.err.splitlines()
+                 if l.startswith("paldron: deny: ")]
+        # the files move out of the way (a folder stays: harmless by itself)
+        for rel in ("src/.env.local", "src/b.pem", "src/secrets/t"):
+            self.assertQuarantined(r, self.ws, rel)
+        self.assertTrue(self.ws.exists("src/secrets"))
         self.assertEqual(lines, [
             "paldron: deny: run produced src/.env.local (policy deny_glob) [deny_globs: .env.*]",
             "paldron: deny: run produced src/b.pem (policy deny_glob) [deny_globs: *.pem]",
@@ -405,7 +410,9 @@ class DegradedModeTest(ExecBase):
                        "paldron: deny: run produced notes.txt (outside allow_paths)",
                        self.coverage_line("src/probe_static"),
                        absent=["command exited", "[live]"])
-        self.assertTrue(self.ws.exists(".env"))
+        # what the kernel did not stop is moved out of the way
+        self.assertQuarantined(r, self.ws, ".env")
+        self.assertQuarantined(r, self.ws, "notes.txt")
 
     def test_resource_limits_apply_in_degraded_mode(self):
         pol = example_policy(binaries=["sh"], require_os_isolation=False, max_open_files=77)
