@@ -23,6 +23,7 @@
 #include "policy/report.h"
 #include "preload/channel.h"
 #include "preload/guard.h"
+#include "preload/loader_started.h"
 #include "preload/state.h"
 
 __thread int pd_guard_depth __attribute__((tls_model("initial-exec")));
@@ -150,6 +151,7 @@ __attribute__((constructor)) static void pd_ctor(int argc, char **argv, char **e
     }
     if (atomic_load_explicit(&env_state, memory_order_acquire) != 2)
         capture_once(envp);
+    pd_loader_started_check(argv);
 }
 
 const char *pd_program(void)

@@ -35,6 +35,7 @@
 #include "preload/exec_script.h"
 #include "preload/judge.h"
 #include "preload/kernel_refusal.h"
+#include "preload/loader_started.h"
 #include "preload/vfork.h"
 
 #define PD_EXPORT       __attribute__((visibility("default")))
@@ -209,6 +210,17 @@ static bool start_ok(const struct pd_state *s, const char *shown, const char *ab
     if (why)
         coverage(s, shown, v.resolved[0] ? v.resolved : abs, why);
     return true;
+}
+
+bool pd_exec_mapped_allowed(const char *path, int fd, char *const argv[])
+{
+    struct pd_call call;
+    const struct pd_state *s = pd_enter(&call);
+    if (!s)
+        return true;
+    bool ok = start_ok(s, path, path, fd, argv, NULL);
+    pd_leave(&call);
+    return ok;
 }
 
 /* Enter, locate, gate and build the environment. Returns NULL when the
