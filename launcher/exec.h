@@ -85,6 +85,7 @@ struct pd_net_proxy;
 struct pd_exec_net {
     bool on;                    /* allow_hosts through the run's namespace and the proxy */
     bool fallback;              /* allow_hosts_without_namespace: the live gate alone */
+    char fallback_why[256];     /* ... why: the policy, or the host's refusal */
     int chan[2];                /* the listeners come over [0]; the child sends on [1] */
     struct pd_ns_listen listen; /* spec.ns.listen */
     char resolv[PD_PATH_MAX];   /* the run's resolv.conf, in the run directory */

@@ -79,6 +79,17 @@ int pd_exec_net_plan(struct pd_exec_plan *p, struct pd_ctx *ctx)
             return -1;
         }
         n->fallback = true;
+        snprintf(n->fallback_why, sizeof n->fallback_why, "%s",
+                 !p->isolated ? "no OS isolation" : "namespaces = false in the policy");
+        return 0;
+    }
+    /* Where the fallback is allowed, whether the host gives namespaces must
+     * be known now: the run's environment and live gate differ. Without
+     * it, a refusal in the child is an error (pd_exec_net_spec). */
+    if (pol->allow_hosts_without_namespace &&
+        !pd_platform_ns_available(true, n->fallback_why, sizeof n->fallback_why)) {
+        n->fallback = true;
+        ctx->private_net = false;
         return 0;
     }
     n->on = true;

@@ -373,7 +373,8 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     if (p->net.fallback)
         pd_err("warning: allow_hosts_without_namespace = true: allow_hosts is held by the live "
                "gate's checks of connect and name lookups only; static binaries, Go programs and "
-               "raw system calls are not held to it");
+               "raw system calls are not held to it (no network namespace: %s)",
+               p->net.fallback_why);
     pd_timing_mark("spec");
     char cargo[PD_PATH_MAX], rustup[PD_PATH_MAX];
     pd_exec_tool_home("CARGO_HOME", ".cargo", cargo, sizeof cargo);

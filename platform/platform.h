@@ -133,6 +133,12 @@ struct pd_sandbox_spec {
 /* Fill *info. Never fails; absent features are reported as such. */
 void pd_platform_probe(struct pd_platform_info *info);
 
+/* Does this host give the run its namespaces (user unless root, mount,
+ * IPC, and network when net)? A child tries to enter them and exits: about
+ * a millisecond, so only for a decision that must be made before the run
+ * (allow_hosts_without_namespace). false with why (the refused call). */
+bool pd_platform_ns_available(bool net, char *why, size_t whylen);
+
 /* Can spec be enforced on this kernel? Returns 0, or -1 with err naming the
  * missing feature (e.g. "Landlock ABI 3 cannot enforce TCP network denial;
  * ABI 4 or newer is required"). warn receives what will not be enforced but is

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "platform/linux/backend.h"
@@ -79,4 +80,40 @@ int pd_ns_enter(bool net, bool *user_ns, char *err, size_t errlen)
         return refusal(e) ? PD_NS_REFUSE : -1;
     }
     return 0;
+}
+
+bool pd_platform_ns_available(bool net, char *why, size_t whylen)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        pd_errf(why, whylen, "pipe: %s", strerror(errno));
+        return false;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        pd_errf(why, whylen, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        char err[256] = "";
+        bool user;
+        int rc = pd_ns_enter(net, &user, err, sizeof err);
+        if (rc != 0 && write(fds[1], err, strlen(err)) < 0)
+            _exit(2);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    close(fds[1]);
+    char buf[256];
+    ssize_t n = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    buf[n > 0 ? n : 0] = '\0';
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!ok)
+        pd_errf(why, whylen, "%s", buf[0] ? buf : "the namespace probe failed");
+    return ok;
 }

@@ -1043,6 +1043,49 @@ class NoNamespaceTest(NetBase):
         self.assertRun(r, 0, self.WARNING)
 
 
+class RefusedNamespaceTest(NetBase):
+    """A host that refuses namespaces at run time (Ubuntu's AppArmor rule,
+    Docker's seccomp profile), played by tests/probe/no_userns: allow_hosts
+    is an error naming the cause, unless the policy allows the fallback."""
+
+    NO_USERNS = os.path.join(os.environ.get("PALDRON_BINARY_DIR", ""), "tests", "probe",
+                             "no_userns")
+
+    def setUp(self):
+        super().setUp()
+        if not os.path.exists(self.NO_USERNS):
+            skip(self, "no_userns not built at %s" % self.NO_USERNS)
+
+    def run_refused(self, argv, policy):
+        pol = self.ws.policy(policy)
+        return self.ws.run([PALDRON, "exec", "--policy", pol, "--"] + argv, prog=self.NO_USERNS)
+
+    def test_refused_namespaces_are_an_error(self):
+        path = "/echo/refused-%s" % TOKEN
+        r = self.run_refused(["curl", "-sS", "http://%s%s" % (self.pkgs_host(), path)],
+                             self.net_policy([self.pkgs_host()]))
+        self.assertRun(r, 1, "namespaces unavailable: unshare(",
+                       "Operation not permitted", "allow_hosts needs the run's own network "
+                       "namespace", "set allow_hosts_without_namespace = true",
+                       absent=["[EXIT CODE]", BODY_PKGS])
+        self.assertEqual(self.pkgs.count(path), 0)
+
+    def test_refused_namespaces_fall_back_when_allowed(self):
+        path = "/echo/refused-fb-%s" % TOKEN
+        pol = self.net_policy([self.pkgs_host()], allow_hosts_without_namespace=True)
+        r = self.run_refused(["sh", "-c", "curl -sS --max-time 10 http://%s%s; "
+                              "curl -sS --max-time 10 http://%s/echo/refused-other"
+                              % (self.pkgs_host(), path, self.other_host())], pol)
+        # the warning names the host's refusal; the allowed host is reached
+        # directly, the other one is refused by the live gate
+        self.assertRun(r, 2, NoNamespaceTest.WARNING, "(no network namespace: unshare(",
+                       "Operation not permitted)", "%s %s" % (BODY_PKGS, path),
+                       "paldron: deny: curl resolve other.paldron.test (not in allow_hosts) "
+                       "[live]")
+        self.assertEqual(self.pkgs.last().path, path)
+        self.assertEqual(self.other.count("/echo/refused-other"), 0)
+
+
 class LoadTest(NetBase):
     def test_wildcard_on_a_top_level_domain_fails_at_load(self):
         pol = self.ws.policy('allow_network = false\nallow_hosts = ["*.com"]\n'
