@@ -1206,6 +1206,7 @@ Test(compiled_image, allow_binaries_lists_only_what_identity_allows, .init = set
     snprintf(wtool, sizeof wtool, "%s/bin/tool", ws);
     copy_file("/usr/bin/true", tool, 0755);
     copy_file("/usr/bin/true", denied, 0755);
+    tp_need_native("/usr/bin/true");
     copy_file("/usr/bin/true", suid, 04755);
     tp_mkdir(ws, "bin");
     copy_file("/usr/bin/true", wtool, 0755);

@@ -110,4 +110,26 @@ static inline bool tp_streq(const char *a, const char *b)
 
 #define TP_S(x) ((x) ? (x) : "(null)")
 
+/* Skip (saying so) a test that needs the machine's own programs to be of the
+ * architecture the test was built for: a cross build run under qemu-user
+ * sees the host's programs as foreign. */
+static inline void tp_need_native(const char *path)
+{
+#if defined(__x86_64__)
+    const unsigned machine = 62; /* EM_X86_64 */
+#elif defined(__aarch64__)
+    const unsigned machine = 183; /* EM_AARCH64 */
+#else
+    const unsigned machine = 0;
+#endif
+    unsigned char head[20] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    /* e_machine: little-endian half at offset 18 on both architectures */
+    if (n < sizeof head || (unsigned)(head[18] | head[19] << 8) != machine)
+        cr_skip_test("SKIP %s is not a program of this build's architecture (cross build?)", path);
+}
+
 #endif

@@ -1168,11 +1168,13 @@ static void run_argv_cases(const char *name, const struct argv_case *cases, size
         char *argv[7];
         int argc = 0;
         char line[1024] = "";
+        size_t used = 0;
         for (; argc < 6 && c->argv[argc]; argc++) {
             expand(c->argv[argc], store[argc], sizeof store[argc]);
             argv[argc] = store[argc];
-            strncat(line, store[argc], sizeof line - strlen(line) - 2);
-            strcat(line, " ");
+            /* the argv for the messages, cut at the buffer */
+            int w = snprintf(line + used, sizeof line - used, "%s ", store[argc]);
+            used = w < 0 || (size_t)w >= sizeof line - used ? sizeof line - 1 : used + (size_t)w;
         }
         argv[argc] = NULL;
         struct pd_verdict v;
