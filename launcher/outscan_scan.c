@@ -115,6 +115,20 @@ static void match_needle(const struct pd_outscan *scan, const struct pd_os_needl
     push(ms, start, end, nd->kind, ref);
 }
 
+/* Does one of rule r's prefixes lie whole at b + at? The filter compares
+ * the first 8 bytes only, and the matchers skip their prefix unread
+ * ("hooks.slack.com/services/", "github_pat_" are longer). */
+static bool rule_prefix_at(const struct pd_os_rule *r, const unsigned char *b, size_t len,
+                           size_t at)
+{
+    for (size_t k = 0; k < PD_OS_MAX_PREFIXES && r->prefixes[k] != NULL; k++) {
+        size_t n = strlen(r->prefixes[k]);
+        if (len - at >= n && memcmp(b + at, r->prefixes[k], n) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* Everything indexed by the gram g found at position i (it passed the bitmap):
  * entries of offset 0 may start at i, of offset 1 at i - 1. offs: which of
  * the two to check (bit 0, bit 1). */
@@ -141,7 +155,8 @@ __attribute__((noinline)) static void check_at(const struct pd_outscan *scan,
             match_needle(scan, &scan->needles[e->ref], e->ref, b, len, at, ms);
             break;
         case PD_OS_E_RULE:
-            if (pd_os_rules[e->ref].match(b, len, at, &s, &t))
+            if (rule_prefix_at(&pd_os_rules[e->ref], b, len, at) &&
+                pd_os_rules[e->ref].match(b, len, at, &s, &t))
                 push(ms, s, t, PRIO_RULE + e->ref, e->ref);
             break;
         default:

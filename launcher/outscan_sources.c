@@ -290,7 +290,8 @@ static int parse_assignment(struct pd_outscan *scan, struct cursor *c, size_t a,
         q = parse_quoted(c, s[a], &owned, &vn);
         if (q < 0)
             return -1;
-        v = owned;
+        if (q > 0) /* unterminated (0): the line is read unquoted, from s + a */
+            v = owned;
     }
     if (q == 0) {
         size_t b = e;

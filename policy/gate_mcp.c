@@ -86,7 +86,7 @@ static bool has_word(const char *name, const char *const *list)
 {
     char low[256];
     size_t n = 0;
-    for (const char *s = name; *s && n + 1 < sizeof low; s++) {
+    for (const char *s = name; *s && n + 2 < sizeof low; s++) { /* a space and a letter */
         bool boundary = !isalnum((unsigned char)*s) ||
                         (s > name && islower((unsigned char)s[-1]) && isupper((unsigned char)*s));
         if (boundary && n && low[n - 1] != ' ')

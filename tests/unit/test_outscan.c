@@ -210,6 +210,20 @@ Test(rules, slack)
     expect_clean("https://hooks.slack.com/ alone");
 }
 
+/* A prefix longer than the 8 bytes the prefilter compares must be there
+ * whole: "hooks.sl" or "github_p" followed by something else is no token
+ * (the scan used to take it for one, and stream mode, which reads the whole
+ * prefix, released it: tests/fuzz/corpus/outscan/slack-prefix-cut). */
+Test(rules, long_prefix_must_be_whole)
+{
+    expect_clean("log: https://hooks.slack.com/serpqrstuvwxyzABCDEF00000000/XXXXXXXXXXXXXXXXXXXXXX\n");
+    expect_clean("https://hooks.slackXcom/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX");
+    expect_clean_tok("x ", "github_pXt_", 82, " y");
+    expect_clean_tok("x ", "github_paX_", 82, " y");
+    expect_rule("x https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXX y",
+                "slack-webhook");
+}
+
 Test(rules, stripe)
 {
     expect_rule_tok("sk_live_", 24, "stripe-key");
@@ -913,6 +927,23 @@ Test(files, crlf_and_no_trailing_newline)
     cr_assert_eq(pd_outscan_scan(s, "crlf-value-777\r", 15, &r), 1);
     cr_expect_eq(r.findings[0].length, 14, "the value has no \\r");
     pd_outscan_result_free(&r);
+    pd_outscan_free(s);
+}
+
+/* A quote that never closes: the line is read unquoted (it used to read the
+ * value from a NULL pointer; tests/fuzz/corpus/outscan/unterminated-quote). */
+Test(files, unterminated_quote_reads_the_line_unquoted)
+{
+    struct pd_outscan *s = new_scan();
+    const char *env = "OTHER_SECRET=before-it-77\nAPI_TOKEN=\"unterminated-value-4242\n";
+    cr_expect_eq(pd_outscan_add_secret_text(s, env, strlen(env), "file .env"), 2);
+    expect_found(s, "before-it-77", true);
+    expect_found(s, "\"unterminated-value-4242", true);
+    pd_outscan_free(s);
+
+    /* the fuzzer's input: a key that is not secret, a value that is no token */
+    s = new_scan();
+    cr_expect_geq(pd_outscan_add_secret_text(s, "-:\"//z", 6, "file fuzz.env"), 0);
     pd_outscan_free(s);
 }
 

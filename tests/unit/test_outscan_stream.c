@@ -220,6 +220,12 @@ Test(outscan_stream, near_misses_split_at_every_byte)
         "eyJhbGciOiJIUzI1NiJ9 then a dot. eyJ\n",
         "zq8Kp2mXv7Lr4Tn9Wc3Yb6H (one byte short)\n",
         "ACME_short\n",
+        /* a prefix longer than 8 bytes, whole only up to its 8th byte
+         * (tests/fuzz/corpus/outscan/slack-prefix-cut) */
+        "log: https://hooks.slack.com/serpqrstuvwxyzABCDEF00000000/XXXXXXXXXXXXXXXXXXXXXX\n"
+        "next line\n",
+        "x github_pXt_11ABCDEFG0123456789abcd_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+        "0123456 y\n",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         every_split(s, cases[k]);

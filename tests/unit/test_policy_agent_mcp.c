@@ -35,6 +35,32 @@ Test(mcp_names, tools_and_write_like)
         cr_expect(!pd_mcp_write_like(reads[k]), "%s should read", reads[k]);
 }
 
+/* A name as long as has_word's buffer, with a case change at its end: the
+ * space and the letter it adds used to be written past the buffer
+ * (tests/fuzz/corpus/hook/mcp-long-name). */
+Test(mcp_names, long_names_stay_in_the_buffer)
+{
+    char name[512];
+    for (size_t len = 240; len < 270; len++) {
+        int n = snprintf(name, sizeof name, "mcp__x__%.*sB", (int)len,
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+        cr_assert_lt((size_t)n, sizeof name);
+        cr_expect(!pd_mcp_write_like(name), "%s", name);
+    }
+    /* a write word within the first 250 bytes is still found */
+    snprintf(name, sizeof name, "mcp__x__%.*s_setValue_%.*s", 200,
+             "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+             "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+             "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+             100,
+             "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+             "cccccccccccccccccccccccccccccc");
+    cr_expect(pd_mcp_write_like(name), "%s", name);
+}
+
 static int uri(const char *u, char *out)
 {
     char msg[256];
