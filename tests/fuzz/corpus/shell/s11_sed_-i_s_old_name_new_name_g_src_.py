@@ -1,0 +1,1 @@
+sed -i 's/old_name/new_name/g' src/*.py
