@@ -17,21 +17,47 @@
 
 #define HEAD_MAX 8192
 
-/* The proxy's loopback address from the environment: http://127.0.0.1:P. */
+/* The decimal number at *s (digits only, at most max), *s moved past it.
+ * Not sscanf's %u, which wraps a number beyond UINT_MAX into range (it read
+ * http://4294967423.0.0.1 as 127.0.0.1). */
+static bool decimal(const char **s, unsigned long max, unsigned long *out)
+{
+    const char *p = *s;
+    unsigned long v = 0;
+    if (*p < '0' || *p > '9')
+        return false;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (unsigned long)(*p - '0');
+        if (v > max)
+            return false;
+    }
+    *s = p;
+    *out = v;
+    return true;
+}
+
+/* The proxy's loopback address from the environment: http://127.0.0.1:P
+ * (anything may follow the port). */
 static int proxy_addr(struct sockaddr_in *out)
 {
     static const char *const vars[] = {"HTTPS_PROXY", "https_proxy", "HTTP_PROXY",
                                        "http_proxy",  "ALL_PROXY",   "all_proxy"};
     for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
-        const char *v = getenv(vars[k]);
-        unsigned a, b, c, d, port;
-        char tail;
-        if (v && sscanf(v, "http://%u.%u.%u.%u:%u%c", &a, &b, &c, &d, &port, &tail) >= 5 &&
-            a < 256 && b < 256 && c < 256 && d < 256 && port > 0 && port < 65536) {
+        const char *s = getenv(vars[k]);
+        if (!s || strncmp(s, "http://", 7) != 0)
+            continue;
+        s += 7;
+        unsigned long addr = 0, part = 0, port = 0;
+        bool ok = true;
+        for (int i = 0; i < 4 && ok; i++) {
+            ok = decimal(&s, 255, &part) && *s++ == (i < 3 ? '.' : ':');
+            addr = addr << 8 | part;
+        }
+        if (ok && decimal(&s, 65535, &port) && port > 0) {
             memset(out, 0, sizeof *out);
             out->sin_family = AF_INET;
             out->sin_port = htons((uint16_t)port);
-            out->sin_addr.s_addr = htonl(a << 24 | b << 16 | c << 8 | d);
+            out->sin_addr.s_addr = htonl((uint32_t)addr);
             return 0;
         }
     }

@@ -488,7 +488,8 @@ static void keep_record(struct pd_scan_reuse *r, const struct rec_head *rh, cons
     memset(r->arena + off, 0, size);
     memcpy(r->arena + off, rh, sizeof *rh);
     memcpy(r->arena + off + sizeof *rh, path, rh->plen);
-    memcpy(r->arena + off + sizeof *rh + rh->plen, ents, rh->elen);
+    if (rh->elen) /* ents may be NULL for an empty listing */
+        memcpy(r->arena + off + sizeof *rh + rh->plen, ents, rh->elen);
     r->alen += size;
     long i = table_find(&r->news, r->arena, path, rh->plen, hash);
     if (i >= 0)
@@ -499,6 +500,9 @@ static void keep_record(struct pd_scan_reuse *r, const struct rec_head *rh, cons
 
 static int copy_entries(struct pd_entries *out, const char *ents, size_t len)
 {
+    out->len = 0;
+    if (len == 0) /* an empty listing: out->buf may still be NULL */
+        return 0;
     if (out->cap < len) {
         char *nb = realloc(out->buf, len);
         if (!nb)

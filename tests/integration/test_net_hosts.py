@@ -152,6 +152,15 @@ class NetBase(ExecBase):
             text += "%s = %s\n" % (k, ("true" if v else "false") if isinstance(v, bool) else v)
         return text
 
+    def inner_paldron_policy(self, hosts, binaries):
+        """A policy for a run that starts this build's paldron inside (paldron
+        connect): an ASan build's shadow memory needs max_memory_mb
+        "unlimited" and LeakSanitizer ptrace, which seccomp refuses, so
+        INNER_ENV turns leak detection off (docs/policy.md, max_memory_mb)."""
+        return self.net_policy(hosts, binaries=binaries, max_memory_mb='"unlimited"')
+
+    INNER_ENV = {"ASAN_OPTIONS": "detect_leaks=0"}
+
     def pkgs_host(self):
         return "pkgs.paldron.test:%d" % self.pkgs.port
 
@@ -332,11 +341,12 @@ class RelayTest(NetBase):
     def test_a_half_close_is_passed_on(self):
         eof = ns.EofServer("127.0.0.21")
         self.addCleanup(eof.close)
-        pol = self.net_policy(["pkgs.paldron.test:%d" % eof.port], binaries=("sh", "head"))
+        pol = self.inner_paldron_policy(["pkgs.paldron.test:%d" % eof.port], ("sh", "head"))
         # the server answers only after the client's EOF: paldron connect
         # shuts its side down at the end of its input, the relay passes that on
         r, obj = self.run_json(["sh", "-c", "head -c 100000 /dev/zero | %s connect "
-                                "pkgs.paldron.test %d" % (PALDRON, eof.port)], pol)
+                                "pkgs.paldron.test %d" % (PALDRON, eof.port)], pol,
+                               env=self.INNER_ENV)
         self.assertRun(r, 0, absent=["paldron: deny"])
         self.assertEqual(obj["stdout"], "got 100000 bytes\n", obj)
 
@@ -933,25 +943,40 @@ PALDRON_REAL = os.path.realpath(PALDRON)
 
 class ConnectHelperTest(NetBase):
     def test_paldron_connect_tunnels_to_an_allowed_host(self):
-        pol = self.net_policy([self.pkgs_host()], binaries=("sh",))
+        pol = self.inner_paldron_policy([self.pkgs_host()], ("sh",))
         r, obj = self.run_json(["sh", "-c", "printf 'GET /echo/helper HTTP/1.0\\r\\n\\r\\n' | "
                                 "%s connect pkgs.paldron.test %d" % (PALDRON, self.pkgs.port)],
-                               pol)
+                               pol, env=self.INNER_ENV)
         self.assertRun(r, 0, absent=["paldron: deny"])
         self.assertTrue(obj["stdout"].startswith("HTTP/1.0 200 OK\r\n"), obj)
         self.assertTrue(obj["stdout"].endswith("\r\n\r\n%s /echo/helper\n" % BODY_PKGS), obj)
         self.assertEqual(self.pkgs.count("/echo/helper"), 1)
 
     def test_paldron_connect_to_an_unlisted_host_is_denied(self):
-        pol = self.net_policy([self.pkgs_host()], binaries=("sh",))
+        pol = self.inner_paldron_policy([self.pkgs_host()], ("sh",))
         r, obj = self.run_json(["sh", "-c", "printf 'GET /echo/helper-no HTTP/1.0\\r\\n\\r\\n' | "
                                 "%s connect other.paldron.test %d; echo rc=$?"
-                                % (PALDRON, self.other.port)], pol)
+                                % (PALDRON, self.other.port)], pol, env=self.INNER_ENV)
         self.assertRun(r, 2, "connect %s (not in allow_hosts) [live]" % self.other_host())
         self.assertEqual(obj["stdout"], "rc=2\n", obj)
         self.assertIn("paldron: connect: %s: %s (not in allow_hosts)"
                       % (self.other_host(), self.other_host()), obj["stderr"])
         self.assertEqual(self.other.count("/echo/helper-no"), 0)
+
+    def test_paldron_connect_takes_only_a_well_formed_proxy_address(self):
+        # an octet or a port out of range is no address (sscanf's %u wrapped
+        # 4294967423 into 127 and the port + 2**32 into the port: both went
+        # to 127.0.0.1), nor is one with blanks or signs
+        port = self.pkgs.port
+        for bad in ("http://4294967423.0.0.1:%d" % port, "http://127.0.0.1:%d" % (port + 2**32),
+                    "http://127.0.0.256:%d" % port, "http://127.0.0.1:0",
+                    "http:// 127.0.0.1:%d" % port, "http://+127.0.0.1:%d" % port):
+            r = self.ws.run(["connect", "pkgs.paldron.test", "80"], env={"HTTPS_PROXY": bad})
+            self.assertRun(r, 1, "paldron: connect: no proxy in the environment")
+        r = self.ws.run(["connect", "pkgs.paldron.test", "80"],
+                        env={"HTTPS_PROXY": "http://127.0.0.1:%d/" % port})
+        self.assertRun(r, 1, "paldron: connect: the run's proxy: ",
+                       absent=["no proxy in the environment"])
 
 
 class LifecycleTest(NetBase):
