@@ -462,7 +462,7 @@ static int find_preset(struct run *r, const char *name)
     size_t n = 0;
     char known[128] = "";
     size_t len = 0;
-    for (; all[n] && n < sizeof names / sizeof names[0]; n++) {
+    for (; n < sizeof names / sizeof names[0] && all[n]; n++) {
         names[n] = all[n]->name;
         len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", n ? ", " : "", names[n]);
     }

@@ -43,6 +43,7 @@ int pd_cache_base(char *out, size_t len, char *err, size_t errlen)
     } else {
         const char *home = getenv("HOME");
         if (!home || home[0] != '/') {
+            // cppcheck-suppress getpwuidCalled ; no other thread of paldron calls getpw*
             struct passwd *pw = getpwuid(getuid());
             home = pw ? pw->pw_dir : NULL;
         }
@@ -87,7 +88,7 @@ int pd_cache_dir(const char *workspace, char *out, size_t len, char *err, size_t
     const char *last = strrchr(real, '/');
     last = last && last[1] ? last + 1 : "root";
     size_t k = 0;
-    for (; last[k] && k < sizeof name - 1; k++) {
+    for (; k < sizeof name - 1 && last[k]; k++) {
         char c = last[k];
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '.' || c == '_' || c == '-';

@@ -75,6 +75,7 @@ void pd_exec_tool_home(const char *var, const char *dflt, char *out, size_t outl
     }
     const char *home = getenv("HOME");
     if (!home || !home[0]) {
+        // cppcheck-suppress getpwuidCalled ; no other thread of paldron calls getpw*
         struct passwd *pw = getpwuid(getuid());
         home = pw ? pw->pw_dir : NULL;
     }

@@ -137,6 +137,7 @@ static pid_t parent_of(pid_t pid)
     char *p = strrchr(buf, ')');
     int ppid;
     char state;
+    // NOLINTNEXTLINE(cert-err34-c): the kernel writes the line; a pid fits an int
     if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
         return -1;
     return (pid_t)ppid;

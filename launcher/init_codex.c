@@ -52,7 +52,7 @@ static void parse_lines(const char *out, size_t len, struct lines *l)
             break;
         size_t e = (size_t)(nl - out);
         cJSON *j = cJSON_ParseWithLength(out + b, e - b);
-        cJSON **nv = j ? realloc(l->v, (l->n + 1) * sizeof *nv) : NULL;
+        cJSON **nv = j ? realloc(l->v, (l->n + 1) * sizeof(cJSON *)) : NULL;
         if (nv) {
             l->v = nv;
             l->v[l->n++] = j;

@@ -524,7 +524,7 @@ static int step(const struct style *st, const struct pd_json *root, const char *
     }
     struct ref refs[64];
     size_t n = find_refs(pre, refs, sizeof refs / sizeof refs[0]);
-    long keep = keeper(pre, refs, n);
+    long keep = n ? keeper(pre, refs, n) : -1; /* no hook of ours: none to keep */
     if (n > (keep >= 0 ? 1u : 0u)) {
         drop_others(e, st, pre, refs, n, keep);
         return 1;
@@ -668,5 +668,5 @@ void pd_found_hook_free(struct pd_found_hook *h)
 {
     free(h->command);
     free(h->matcher);
-    memset(h, 0, sizeof *h);
+    *h = (struct pd_found_hook){0};
 }

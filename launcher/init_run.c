@@ -53,7 +53,7 @@ static void child(const struct pd_run_opts *o, int in, int out, int err)
     for (size_t k = 0; argv && k < n; k++)
         if (!(argv[k] = strdup(o->argv[k])))
             _exit(127);
-    if (!argv)
+    if (!argv || n == 0)
         _exit(127);
     execvp(argv[0], argv);
     dprintf(2, "%s: %s\n", o->argv[0], strerror(errno));

@@ -461,7 +461,7 @@ static enum pd_http_parse parse_head(const uint8_t *buf, size_t len, struct pd_h
     memset(req, 0, sizeof(*req));
     memset(rl, 0, sizeof(*rl));
     if (buf == NULL)
-        len = 0;
+        return PD_HTTP_MORE; /* as for len 0 */
     size_t scan = len < PD_HTTP_HEAD_MAX ? len : PD_HTTP_HEAD_MAX;
     size_t end = head_end(buf, scan);
     size_t seen = end > 0 ? end : scan;

@@ -186,7 +186,7 @@ int pd_outscan_add_value(struct pd_outscan *scan, const void *value, size_t len,
         errno = EINVAL;
         return -1;
     }
-    if (pd_outscan_value_is_trivial(value, len))
+    if (len == 0 || pd_outscan_value_is_trivial(value, len))
         return 0;
     if (scan->nvalues >= UINT32_MAX / 16) {
         errno = ENOMEM;

@@ -192,9 +192,10 @@ static int parse_count(struct builder *b, const char *key, const char *v, uint32
 static int compile_kv(struct builder *b, const char *src, bool *boundary)
 {
     char buf[1024];
-    if (strlen(src) >= sizeof(buf))
+    size_t srclen = strlen(src);
+    if (srclen >= sizeof(buf))
         return fail(b, "pattern too long");
-    strcpy(buf, src);
+    memcpy(buf, src, srclen + 1);
     bool seen_prefix = false, seen_class = false, seen_min = false, seen_max = false;
     bool seen_boundary = false;
     struct pd_os_set set = {{0}};

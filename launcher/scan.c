@@ -74,7 +74,8 @@ static void finding(struct pd_scan *s, const char *verb, const char *abs, unsign
     pd_findings_add(s->found, subject, "run %s %s", verb, msg);
 }
 
-static void unscannable(struct pd_scan *s, const char *abs, int err)
+/* (noinline: walk calls it, see visit) */
+__attribute__((noinline)) static void unscannable(struct pd_scan *s, const char *abs, int err)
 {
     char subject[PD_PATH_MAX];
     subject_of(s, abs, subject, sizeof subject);
@@ -122,9 +123,12 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
 
 /* Visit the entries of the open directory path (flags: the directory's).
  * Subdirectories to walk next are appended to subdirs with their flags and
- * mode. */
-static void visit(struct pd_scan *s, int fd, const struct stat *st, bool may_keep, char *path,
-                  size_t len, int flags, enum mode mode, struct pd_entries *subdirs)
+ * mode. Not inlined, as walk's other helpers with PATH_MAX buffers: walk
+ * recurses as deep as a path can go (2048 levels of "a/"), so its own frame
+ * must stay small. */
+__attribute__((noinline)) static void visit(struct pd_scan *s, int fd, const struct stat *st,
+                                            bool may_keep, char *path, size_t len, int flags,
+                                            enum mode mode, struct pd_entries *subdirs)
 {
     struct pd_entries ents = {0};
     /* Before the run, an unchanged directory's entries may come from the
@@ -271,9 +275,29 @@ static void ungrant_dir(struct pd_scan *s, struct dir_grant *g, const char *path
     }
 }
 
-static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode mode, dev_t dev)
+/* walk's warnings, out of its frame (see visit) */
+__attribute__((noinline)) static void warn_unread(struct pd_scan *s, const char *path, int flags,
+                                                  int e)
 {
     char subject[PD_PATH_MAX];
+    subject_of(s, path, subject, sizeof subject);
+    pd_findings_add(s->warn, subject, "scan: cannot read %s (%s); changes in it are not checked%s",
+                    subject, strerror(e),
+                    may_stay_unread(s, path, flags) ? ""
+                                                    : " (a run that can reach into it is "
+                                                      "denied)");
+}
+
+__attribute__((noinline)) static void warn_other_fs(struct pd_scan *s, const char *path)
+{
+    char subject[PD_PATH_MAX];
+    subject_of(s, path, subject, sizeof subject);
+    pd_findings_add(s->warn, subject, "scan: %s is another file system; it is not scanned",
+                    subject);
+}
+
+static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode mode, dev_t dev)
+{
     struct dir_grant g;
     int fd = pd_scan_open_dir(path, may_grant(s, flags), &g);
     struct stat st;
@@ -287,13 +311,7 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
                 unscannable(s, path, e);
             return;
         }
-        subject_of(s, path, subject, sizeof subject);
-        pd_findings_add(s->warn, subject,
-                        "scan: cannot read %s (%s); changes in it are not checked%s", subject,
-                        strerror(e),
-                        may_stay_unread(s, path, flags) ? ""
-                                                        : " (a run that can reach into it is "
-                                                          "denied)");
+        warn_unread(s, path, flags, e);
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             pd_store_add(&s->st, path, len, REC_DIR, flags | F_UNREADABLE, &st);
             note_ctime(s, &st);
@@ -303,9 +321,7 @@ static void walk(struct pd_scan *s, char *path, size_t len, int flags, enum mode
     if (st.st_dev != dev) {
         /* Another file system mounted here (/proc under a workspace "/",
          * a network share): not walked, and said so. */
-        subject_of(s, path, subject, sizeof subject);
-        pd_findings_add(s->warn, subject, "scan: %s is another file system; it is not scanned",
-                        subject);
+        warn_other_fs(s, path);
         close(fd);
         pd_scan_ungrant(&g);
         return;

@@ -275,7 +275,9 @@ static void read_hooks(struct pd_git_scan *g, const char *dir)
 
 /* ---- repositories ------------------------------------------------------------ */
 
-static void read_repo(struct pd_git_scan *g, const char *gitdir)
+/* Not inlined (nor read_gitfile's caller, walk_file): their PATH_MAX buffers
+ * stay out of the frames of walk, which recurses as deep as a path can go. */
+__attribute__((noinline)) static void read_repo(struct pd_git_scan *g, const char *gitdir)
 {
     if (has_line(&g->repos, gitdir))
         return;
@@ -392,7 +394,20 @@ static void record_dir(struct pd_git_scan *g, const char *path, const struct sta
         g->failed = true;
         return;
     }
-    g->dirs[g->ndirs++] = (struct dirrec){copy, st->st_dev, st->st_ino, st->st_mtim, st->st_ctim};
+    struct dirrec *d = &g->dirs[g->ndirs++];
+    d->path = copy;
+    d->dev = st->st_dev;
+    d->ino = st->st_ino;
+    d->mtime = st->st_mtim;
+    d->ctime = st->st_ctim;
+}
+
+/* A file of the directory path[0, len) that walk met: path names it. */
+__attribute__((noinline)) static void walk_file(struct pd_git_scan *g, const char *path, size_t len)
+{
+    char dir[PD_PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", (int)len, path);
+    read_gitfile(g, dir, path);
 }
 
 static int cmp_dir(const void *a, const void *b)
@@ -470,9 +485,7 @@ static void walk(struct pd_git_scan *g, char *path, size_t len, dev_t dev, bool 
             if (!rescan || !find_dir(g, path))
                 walk(g, path, len + 1 + nlen, dev, false);
         } else {
-            char dir[PD_PATH_MAX];
-            snprintf(dir, sizeof dir, "%.*s", (int)len, path);
-            read_gitfile(g, dir, path);
+            walk_file(g, path, len);
         }
         path[len] = '\0';
     }

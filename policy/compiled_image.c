@@ -102,7 +102,7 @@ struct buf {
 static size_t buf_add(struct buf *b, const void *data, size_t n)
 {
     size_t at = b->n;
-    if (b->oom)
+    if (b->oom || n == 0) /* memcpy wants a buffer even for 0 bytes */
         return at;
     if (b->n + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;

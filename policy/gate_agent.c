@@ -98,7 +98,8 @@ static const char *duplicate_key(const cJSON *node, int depth, bool *oom)
             *oom = true;
             return NULL;
         }
-        cJSON_ArrayForEach(it, node) keys[i++] = it->string ? it->string : "";
+        for (it = node->child; it && i < n; it = it->next)
+            keys[i++] = it->string ? it->string : "";
         if (n)
             qsort(keys, n, sizeof *keys, cmp_str);
         for (i = 1; i < n && !dup; i++)

@@ -102,12 +102,14 @@ int pd_resolve_program(const struct pd_ctx *c, const char *name, const char *bas
         const char *slash = strrchr(name, '/');
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - name), name);
         if (pd_path_normalize(base ? base : c->workspace, c->home, dir[0] ? dir : "/", cand,
-                              sizeof cand) ||
-            strlen(cand) + strlen(slash) >= sizeof cand)
+                              sizeof cand))
+            return -1;
+        size_t clen = strlen(cand), slen = strlen(slash);
+        if (clen + slen >= sizeof cand)
             return -1;
         if (strcmp(cand, "/") == 0)
-            cand[0] = '\0';
-        strcat(cand, slash);
+            clen = 0;
+        memcpy(cand + clen, slash, slen + 1);
         if (!is_exec_file(cand))
             return -1;
         snprintf(out, outlen, "%s", cand);

@@ -464,7 +464,8 @@ static int open_ro(const char *path)
 static int elf_dynamic(int fd)
 {
     Elf64_Ehdr eh;
-    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
         return -1;
     if (eh.e_ident[EI_CLASS] != ELFCLASS64)
         return -2;

@@ -552,8 +552,13 @@ static char *read_names(const char *dir, size_t *len)
         return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
+    if (!buf) {
+        closedir(d);
+        *len = 0;
+        return NULL;
+    }
     struct dirent *e;
-    while (buf && (e = readdir(d))) {
+    while ((e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         size_t l = strlen(e->d_name) + 2; /* type byte + name + NUL */

@@ -25,7 +25,9 @@
 
 enum host_kind { HK_NAME = 0, HK_IPV4 = 1, HK_IPV6 = 2 };
 
-__attribute__((format(printf, 3, 4))) static int say(char *msg, size_t len, const char *fmt, ...)
+/* The message into msg, when there is one. */
+__attribute__((format(printf, 3, 4))) static void say_msg(char *msg, size_t len, const char *fmt,
+                                                          ...)
 {
     if (msg && len) {
         va_list ap;
@@ -33,8 +35,12 @@ __attribute__((format(printf, 3, 4))) static int say(char *msg, size_t len, cons
         vsnprintf(msg, len, fmt, ap);
         va_end(ap);
     }
-    return -1;
 }
+
+/* The message, and -1: `return say(...)`. A macro, so that the -1 is seen
+ * where it is returned: the static analyzer does not enter a variadic
+ * function, so to it the -1 of one could be any value. */
+#define say(...) (say_msg(__VA_ARGS__), -1)
 
 static char lower(char c)
 {
@@ -533,7 +539,7 @@ bool pd_addr_refused(const struct pd_policy *p, const struct sockaddr *sa, char 
     const char *cls = NULL;
     bool embedded = false;
     if (!sa) {
-        say(why, whylen, "no address");
+        say_msg(why, whylen, "no address");
         return true;
     }
     if (sa->sa_family == AF_INET) {
@@ -556,15 +562,15 @@ bool pd_addr_refused(const struct pd_policy *p, const struct sockaddr *sa, char 
             embedded = cls != NULL;
         }
     } else {
-        say(why, whylen, "address family %d is not IP", (int)sa->sa_family);
+        say_msg(why, whylen, "address family %d is not IP", (int)sa->sa_family);
         return true;
     }
     if (!cls || (p && literal_allowed(p, text)))
         return false;
     if (embedded && strcmp(inner, text) != 0)
-        say(why, whylen, "%s %s (in %s)", cls, inner, text);
+        say_msg(why, whylen, "%s %s (in %s)", cls, inner, text);
     else
-        say(why, whylen, "%s %s", cls, text);
+        say_msg(why, whylen, "%s %s", cls, text);
     return true;
 }
 

@@ -217,7 +217,8 @@ static bool transliterate(struct sed *p)
     if (!delim || delim == '\n' || delim == '\\')
         return false;
     p->pos++;
-    return delimited(p, delim) && delimited(p, delim);
+    bool from = delimited(p, delim); /* y/FROM/TO/ */
+    return from && delimited(p, delim);
 }
 
 void sj_sed_script(struct sh_judge *j, const struct pd_sh_word *w, const char *script)

@@ -22,6 +22,9 @@
 #include <utmp.h>
 #include <utmpx.h>
 
+/* glibc's own names, reserved to the implementation: the preload interposes
+ * them, so it must declare them */
+// NOLINTBEGIN(bugprone-reserved-identifier)
 int __open_2(const char *path, int flags);
 int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
@@ -42,6 +45,7 @@ int __libc_system(const char *command);
 FILE *_IO_popen(const char *command, const char *type);
 FILE *_IO_proc_open(FILE *fp, const char *command, const char *type);
 int __connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len);
+// NOLINTEND(bugprone-reserved-identifier)
 
 /* With _GNU_SOURCE glibc declares connect, bind and sendto with a
  * transparent union for the address; PD_SOCKADDR gets the pointer back. */

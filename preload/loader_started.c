@@ -42,6 +42,7 @@ static bool mapped_file(uintptr_t addr, char *out, size_t len, dev_t *dev, ino_t
         unsigned maj, min;
         uint64_t inode;
         int path_at = 0;
+        // NOLINTNEXTLINE(cert-err34-c): /proc/self/maps is the kernel's, its numbers fit
         if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %*s %x:%x %" SCNu64 " %n", &lo, &hi, &maj,
                    &min, &inode, &path_at) < 5 ||
             addr < lo || addr >= hi)

@@ -8,8 +8,11 @@
 
 /* One pointer per wrapped function, bound with dlsym(RTLD_NEXT) on first use. */
 struct pd_real {
+/* ret is a type and params a parameter list: neither takes parentheses */
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
 #define PD_SYM(ret, name, params, args, gate) ret(*name) params;
-#define PD_SYM_VA(ret, name, params, gate)    ret(*name) params;
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
+#define PD_SYM_VA(ret, name, params, gate) ret(*name) params;
 #include "preload/symbols.def"
 };
 

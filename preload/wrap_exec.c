@@ -243,7 +243,7 @@ static const struct pd_state *prepare(struct pd_call *call, const char *path, in
     if (!found && s->mode == PD_MODE_ACTIVE && path && path[0] && (!search || strchr(path, '/')) &&
         pd_abs_path(AT_FDCWD, path, abs, PD_PATH_MAX))
         found = (bin = listed(s->img, abs)) != NULL; /* the common case, without a walk */
-    if (!found) {
+    if (!found && path) {
         found = locate(path, search, abs, PD_PATH_MAX);
         if (found && s->mode == PD_MODE_ACTIVE && search && !strchr(path, '/'))
             bin = listed(s->img, abs);

@@ -18,7 +18,7 @@ import base64
 import os
 import stat
 
-from harness import main
+from harness import PALDRON, main
 from test_exec_result import ExecBase, example_policy
 
 SECRET = "sk-live-4f9Qz7XbP2mR8kL1vT6w"
@@ -117,6 +117,25 @@ class ScanSideDoorTest(ExecBase):
         r = self.exec(["python3", "src/w.py"], policy=self.policy())
         self.assertRun(r, 0, "done", absent=["paldron: deny", "warning: scan"])
 
+    # --- a deep tree on a small stack ---------------------------------------------
+    def test_a_deep_tree_on_a_small_stack(self):
+        # The scans before and after the run walk the tree recursively, as
+        # deep as a path can go (about 2,000 levels of a/). Each level's
+        # frame held a PATH_MAX buffer: near 1,900 levels 8 MiB of stack ran
+        # out and the launcher died of SIGSEGV, as it did with 600 levels on
+        # 1 MiB. The frames are about 500 bytes now.
+        deep = "src/" + "a/" * 600
+        os.makedirs(self.p(deep))
+        pol = self.ws.policy(self.policy())
+
+        def run(script):
+            return self.ws.run(["-c", 'ulimit -s 1024 && exec "$0" "$@"', PALDRON, "exec",
+                                "--policy", pol, "--", "sh", "-c", script], prog="/bin/sh")
+
+        self.assertRun(run("true"), 0, absent=["paldron: deny", "Segmentation"])
+        r = run("%s open-write %s.env" % (self.static, deep))
+        self.assertIn("0 0", r.out, repr(r))
+        self.assertRun(r, 2, "paldron: deny: run produced src/a/a/a/a/")
 
 if __name__ == "__main__":
     main()
