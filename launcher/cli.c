@@ -484,6 +484,6 @@ int pd_cli_parse(int argc, char **argv, struct pd_cli *cli)
 bool pd_isolation_available(void)
 {
     struct pd_platform_info info;
-    pd_platform_probe(&info);
+    pd_exec_platform_probe(&info);
     return info.landlock_abi >= 4 && info.seccomp;
 }

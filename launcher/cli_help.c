@@ -235,6 +235,19 @@ const struct pd_subcommand *pd_subcommand_find(const char *name)
     return NULL;
 }
 
+static const struct pd_internal_command internal[] = {
+    {"__sandbox", pd_cmd_sandbox_stage},
+    {"__probe", pd_cmd_probe_stage},
+};
+
+const struct pd_internal_command *pd_internal_find(const char *name)
+{
+    for (size_t k = 0; k < sizeof internal / sizeof internal[0]; k++)
+        if (strcmp(internal[k].name, name) == 0)
+            return &internal[k];
+    return NULL;
+}
+
 void pd_unknown_command(const char *word)
 {
     const char *names[sizeof pd_subcommands / sizeof pd_subcommands[0]];

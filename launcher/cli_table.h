@@ -76,6 +76,19 @@ extern const size_t pd_nsubcommands;
 
 /* The subcommand named name, or NULL. */
 const struct pd_subcommand *pd_subcommand_find(const char *name);
+
+/* Commands paldron runs itself (`paldron __sandbox FD`, `paldron __probe
+ * FD`: exec under valgrind, launcher/exec_valgrind.c). Not in
+ * pd_subcommands, so that no help, man page, completion or suggestion names
+ * them; main dispatches them before anything else, with their arguments
+ * unparsed (argv after the command word). */
+struct pd_internal_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+/* The internal command named name, or NULL. */
+const struct pd_internal_command *pd_internal_find(const char *name);
+
 /* Does option o apply to subcommand sub (listed or hidden)? */
 bool pd_option_takes(const struct pd_option *o, const char *sub);
 /* Is o listed in sub's help (taken and not hidden)? */

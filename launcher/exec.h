@@ -14,6 +14,7 @@
  *   exec_result.c    the result block and the verdict lines
  *   exec_json.c      --json: the result as one JSON object
  *   exec_findings.c  the list every verdict layer reports into
+ *   exec_valgrind.c  the launcher under valgrind: the child's last step made natively
  * Everything the child needs is prepared in the parent beforehand (struct
  * pd_exec_plan), so that the child only makes system calls. */
 #ifndef PALDRON_LAUNCHER_EXEC_H
@@ -67,7 +68,13 @@ struct pd_exec_ns {
     size_t nkeep;
     struct pd_strlist hide, readonly, sockets;
     struct pd_ns_report *report; /* a MAP_SHARED page the child writes */
-    char **envp;                 /* the environment with TMPDIR=/tmp (pointers into envp) */
+    char **envp;                 /* the environment with TMPDIR=/tmp (pointers into envp),
+                                    the command's once the namespaces are entered
+                                    (pd_exec_last_step chooses) */
+    /* Under valgrind the page must outlive the child's exec of the native
+     * `paldron __sandbox` (exec_valgrind.c): a memfd both map. */
+    bool report_memfd; /* report_fd is open */
+    int report_fd;
 };
 
 /* Known values an output or content scan loads on first use
@@ -99,6 +106,8 @@ struct pd_exec_plan {
     struct pd_exec_net net;
     struct pd_fence fence;        /* waited out by the child before execve (scan.h) */
     bool isolated;                /* require_os_isolation: kernel layers on */
+    bool valgrind;                /* under valgrind: the child's last step is made by a native
+                                     process (exec_valgrind.c) */
     struct pd_platform_info info; /* isolated only */
     struct pd_sandbox_spec spec;  /* isolated only */
     struct pd_exec_lists lists;
@@ -241,9 +250,6 @@ void pd_exec_spec_free(struct pd_exec_plan *p);
  * sockets out of reach, the report page. Returns 0 or -1 (errno). */
 struct pd_scan;
 int pd_exec_ns_plan(struct pd_exec_plan *p, const struct pd_scan *scan);
-/* The environment the command gets: TMPDIR=/tmp when the namespaces were
- * entered (called in the child, after pd_platform_apply). */
-char **pd_exec_ns_envp(const struct pd_exec_plan *p);
 /* After the run: the coverage line of the namespace floor. Missing
  * namespaces are always said (every protection lacking, and why); what the
  * floor held (masks counted) only when always is set: a program ran that
@@ -259,6 +265,45 @@ void pd_exec_ns_free(struct pd_exec_plan *p);
  * process (the child dies with it). */
 __attribute__((noreturn)) void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w,
                                              int err_w, int errfd);
+
+/* exec_child.c: the child's last step, once its session, descriptors and
+ * working directory are set: the kernel layers (isolated: pd_platform_apply)
+ * or the resource limits alone (degraded mode), the clock fence, execve. On
+ * failure "<step>: <error>" on errfd and exit 127. The child makes it, or
+ * under valgrind the native `paldron __sandbox` from what the child handed
+ * it (exec_valgrind.c): one function for both, so that the layers are the
+ * same and in the same order. */
+struct pd_exec_last {
+    bool isolated;
+    const struct pd_sandbox_spec *spec;  /* isolated only */
+    const struct pd_platform_info *info; /* isolated only */
+    const struct pd_limits *limits;      /* degraded mode only */
+    const struct pd_fence *fence;
+    const char *program;
+    char *const *argv;
+    char *const *envp;
+    char *const *ns_envp; /* envp with TMPDIR=/tmp once the namespaces are entered (NULL: envp) */
+};
+__attribute__((noreturn)) void pd_exec_last_step(const struct pd_exec_last *l, int errfd);
+/* Every descriptor above 2 close-on-exec. Returns 0 or -1 (errno). */
+int pd_exec_cloexec_from_3(void);
+/* "<step>[ <what>]: <detail or strerror(err)>" on errfd, then _exit(127);
+ * no allocation (the child may share the launcher's memory). */
+__attribute__((noreturn)) void pd_exec_fail(int errfd, const char *step, const char *what, int err,
+                                            const char *detail);
+
+/* exec_valgrind.c: valgrind memcheck runs the launcher (tests/valgrind/),
+ * but it knows neither the Landlock system calls nor what a seccomp filter
+ * would do to it. pd_exec_under_valgrind: valgrind's own preload is in
+ * LD_PRELOAD (one getenv, then remembered). pd_exec_valgrind_handoff, in
+ * the child after its descriptors are set: the last step written into a
+ * sealed memfd, the descriptors that step needs kept open, and the
+ * launcher's own binary executed as `paldron __sandbox FD` - natively, as
+ * valgrind does not follow an exec - which makes pd_exec_last_step from
+ * it. Any failure: "<step>: <error>" on errfd, exit 127. */
+bool pd_exec_under_valgrind(void);
+__attribute__((noreturn)) void pd_exec_valgrind_handoff(const struct pd_exec_plan *p,
+                                                        const struct pd_exec_last *l, int errfd);
 
 /* exec_child.c: start pd_exec_child in a new process (the calling process
  * is its parent); returns its pid, or -1 with errno. Returns once the child

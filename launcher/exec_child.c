@@ -6,7 +6,9 @@
  * succeeded) and the child exits 127 without running anything. The child
  * shares the launcher's memory (pd_exec_spawn) while the launcher sleeps:
  * only system calls and string copies here, pd_platform_apply included
- * (its seccomp program is compiled into the binary). */
+ * (its seccomp program is compiled into the binary). Under valgrind the
+ * last step - layers, fence, execve - is made by a native process instead
+ * (exec_valgrind.c), through the same pd_exec_last_step. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -31,8 +33,7 @@ static void append(char *buf, size_t *n, size_t cap, const char *s)
     buf[*n] = '\0';
 }
 
-__attribute__((noreturn)) static void fail(int errfd, const char *step, const char *what, int err,
-                                           const char *detail)
+void pd_exec_fail(int errfd, const char *step, const char *what, int err, const char *detail)
 {
     char msg[PD_MSG_MAX];
     size_t n = 0;
@@ -62,7 +63,7 @@ __attribute__((noreturn)) static void fail(int errfd, const char *step, const ch
 
 /* Close every descriptor above 2 at execve (the error pipe stays usable
  * until then). */
-static int cloexec_from_3(void)
+int pd_exec_cloexec_from_3(void)
 {
 #ifdef SYS_close_range
     if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
@@ -117,10 +118,29 @@ static int lower_limits(const struct pd_limits *lim, const char **which)
     return 0;
 }
 
-void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int err_w, int errfd)
+void pd_exec_last_step(const struct pd_exec_last *l, int errfd)
 {
     char err[PD_PLATFORM_ERR_MAX];
     const char *which = NULL;
+    if (l->isolated) {
+        err[0] = '\0';
+        if (pd_platform_apply(l->spec, l->info, err, sizeof err) != 0)
+            pd_exec_fail(errfd, err[0] ? err : "platform apply", NULL, 0, NULL);
+    } else if (lower_limits(l->limits, &which) != 0) {
+        pd_exec_fail(errfd, "rlimit", which, errno, NULL);
+    }
+    /* the private /tmp is there only if the namespaces were entered: the
+     * report says, now that pd_platform_apply has filled it */
+    const struct pd_ns_report *r = l->isolated ? l->spec->ns.report : NULL;
+    char *const *envp = r && r->state == PD_NS_ACTIVE && l->ns_envp ? l->ns_envp : l->envp;
+    /* every change from here on gets a ctime after the snapshot's */
+    pd_fence_wait(l->fence);
+    execve(l->program, l->argv, envp);
+    pd_exec_fail(errfd, "execve", l->program, errno, NULL);
+}
+
+void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int err_w, int errfd)
+{
     /* Interactive: the command stays in paldron's process group, so that it
      * is the terminal's foreground job with paldron (it may read the
      * terminal; Ctrl-C and Ctrl-Z reach both, and the shell's job control
@@ -129,38 +149,41 @@ void pd_exec_child(const struct pd_exec_plan *p, pid_t parent, int out_w, int er
      * nothing reaches the user's terminal past the output scan. The
      * session is also a new process group, as setpgid gave before. */
     if (!p->interactive && setsid() < 0)
-        fail(errfd, "setsid", NULL, errno, NULL);
+        pd_exec_fail(errfd, "setsid", NULL, errno, NULL);
     if (sigprocmask(SIG_SETMASK, &p->child_mask, NULL) != 0)
-        fail(errfd, "sigprocmask", NULL, errno, NULL);
+        pd_exec_fail(errfd, "sigprocmask", NULL, errno, NULL);
     /* If the launcher dies, so does the command: nothing would supervise
      * it. The check closes the race with a launcher that died first. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
-        fail(errfd, "prctl PDEATHSIG", NULL, errno, NULL);
+        pd_exec_fail(errfd, "prctl PDEATHSIG", NULL, errno, NULL);
     if (getppid() != parent)
         _exit(127);
     if (!p->interactive) { /* interactive: paldron's stdin, stdout and stderr */
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null < 0)
-            fail(errfd, "open", "/dev/null", errno, NULL);
+            pd_exec_fail(errfd, "open", "/dev/null", errno, NULL);
         if (dup2(null, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
-            fail(errfd, "dup2", NULL, errno, NULL);
+            pd_exec_fail(errfd, "dup2", NULL, errno, NULL);
     }
     const char *dir = p->cwd[0] ? p->cwd : p->ctx->workspace;
     if (chdir(dir) != 0)
-        fail(errfd, "chdir", dir, errno, NULL);
-    if (cloexec_from_3() != 0)
-        fail(errfd, "close descriptors", NULL, errno, NULL);
-    if (p->isolated) {
-        err[0] = '\0';
-        if (pd_platform_apply(&p->spec, &p->info, err, sizeof err) != 0)
-            fail(errfd, err[0] ? err : "platform apply", NULL, 0, NULL);
-    } else if (lower_limits(&p->limits, &which) != 0) {
-        fail(errfd, "rlimit", which, errno, NULL);
-    }
-    /* every change from here on gets a ctime after the snapshot's */
-    pd_fence_wait(&p->fence);
-    execve(p->program, p->argv, p->isolated ? pd_exec_ns_envp(p) : p->envp);
-    fail(errfd, "execve", p->program, errno, NULL);
+        pd_exec_fail(errfd, "chdir", dir, errno, NULL);
+    if (pd_exec_cloexec_from_3() != 0)
+        pd_exec_fail(errfd, "close descriptors", NULL, errno, NULL);
+    const struct pd_exec_last last = {
+        .isolated = p->isolated,
+        .spec = &p->spec,
+        .info = &p->info,
+        .limits = &p->limits,
+        .fence = &p->fence,
+        .program = p->program,
+        .argv = p->argv,
+        .envp = p->envp,
+        .ns_envp = p->isolated ? p->ns.envp : NULL,
+    };
+    if (p->valgrind)
+        pd_exec_valgrind_handoff(p, &last, errfd);
+    pd_exec_last_step(&last, errfd);
 }
 
 /* ---- starting the child ------------------------------------------------- */

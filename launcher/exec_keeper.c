@@ -31,6 +31,10 @@ struct keeper {
     pid_t child;
     bool reported;
     bool timed_out; /* the deadline passed while the command ran */
+    /* Without pidfds (ENOSYS: Linux < 5.3, valgrind 3.19 running the
+     * launcher) the launcher is watched as the keeper's parent instead: its
+     * pid until getppid() says it exited (the keeper was reparented), 0 after. */
+    pid_t launcher_pid;
 };
 
 static void report(struct keeper *k, int status)
@@ -77,6 +81,9 @@ static void idle(void *arg, int ms)
     if (k->launcher >= 0) {
         pf[n] = (struct pollfd){.fd = k->launcher, .events = POLLIN};
         who[n++] = 1;
+    } else if (k->launcher_pid > 0) {
+        if (ms > 100)
+            ms = 100; /* getppid() is asked at least ten times a second */
     } else {
         for (int i = 0; i < 2; i++) {
             if (k->stream[i] >= 0) {
@@ -101,6 +108,8 @@ static void idle(void *arg, int ms)
             }
         }
     }
+    if (k->launcher_pid > 0 && getppid() != k->launcher_pid)
+        k->launcher_pid = 0; /* the launcher exited: its reading is over */
     reap(k);
 }
 
@@ -149,9 +158,13 @@ void pd_exec_keeper(const struct pd_exec_plan *p, const struct pd_keeper_fds *fd
     if (setsid() < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 ||
         (k.sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
         give_up(fds->errfd, "keep_background: cannot set up the keeper process");
+    const pid_t launcher = getppid();
+    errno = ENOSYS;
 #ifdef SYS_pidfd_open
-    k.launcher = (int)syscall(SYS_pidfd_open, getppid(), 0);
+    k.launcher = (int)syscall(SYS_pidfd_open, launcher, 0);
 #endif
+    if (k.launcher < 0 && errno == ENOSYS)
+        k.launcher_pid = launcher;
     k.child = pd_exec_spawn(p, fds->out_w, fds->err_w, fds->errfd);
     if (k.child < 0)
         give_up(fds->errfd, "keep_background: cannot start the command");
@@ -163,7 +176,7 @@ void pd_exec_keeper(const struct pd_exec_plan *p, const struct pd_keeper_fds *fd
         dup2(null, 1);
         dup2(null, 2);
     }
-    if (k.launcher < 0) {
+    if (k.launcher < 0 && k.launcher_pid == 0) {
         /* Cannot tell when the launcher is done: do not compete with it for
          * the output; background writers then get EPIPE. */
         close(k.stream[0]);

@@ -14,13 +14,16 @@
  *             before the run leaves the host's network namespace) outside
  *             the writable roots, the run directory and allow_unix_sockets.
  * The child reports what it did in a shared page (it may be a fork in
- * sanitizer builds, so plain memory would not do). */
+ * sanitizer builds, so plain memory would not do; under valgrind the page
+ * is a memfd, which the native process that applies the layers maps again
+ * after its exec: exec_valgrind.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "launcher/exec.h"
 #include "launcher/launcher.h"
@@ -255,6 +258,28 @@ static int plan_sockets(struct pd_exec_plan *p)
 
 /* ---- the plan ------------------------------------------------------------- */
 
+/* Under valgrind: the report page in a memfd (close-on-exec here; the
+ * child keeps it open for the native process that maps it again). */
+static int report_memfd(struct pd_exec_plan *p)
+{
+    int fd = memfd_create("paldron-ns-report", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    void *page = MAP_FAILED;
+    if (ftruncate(fd, (off_t)sizeof *p->ns.report) == 0)
+        page = mmap(NULL, sizeof *p->ns.report, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (page == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    p->ns.report = page;
+    p->ns.report_fd = fd;
+    p->ns.report_memfd = true;
+    return 0;
+}
+
 /* p->envp with TMPDIR=/tmp: what the command gets when the private /tmp is
  * there (the child chooses; it alone knows). */
 static int plan_env(struct pd_exec_plan *p)
@@ -278,11 +303,16 @@ int pd_exec_ns_plan(struct pd_exec_plan *p, const struct pd_scan *scan)
     ns->enable = pol->namespaces;
     ns->require = pol->require_namespaces;
     ns->workdir = p->cwd[0] ? p->cwd : p->ctx->workspace;
-    p->ns.report =
-        mmap(NULL, sizeof *p->ns.report, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p->ns.report == MAP_FAILED) {
-        p->ns.report = NULL;
-        return -1;
+    if (p->valgrind) {
+        if (report_memfd(p) != 0)
+            return -1;
+    } else {
+        p->ns.report = mmap(NULL, sizeof *p->ns.report, PROT_READ | PROT_WRITE,
+                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p->ns.report == MAP_FAILED) {
+            p->ns.report = NULL;
+            return -1;
+        }
     }
     memset(p->ns.report, 0, sizeof *p->ns.report);
     ns->report = p->ns.report;
@@ -296,12 +326,6 @@ int pd_exec_ns_plan(struct pd_exec_plan *p, const struct pd_scan *scan)
     ns->readonly = as_paths(&p->ns.readonly);
     ns->sockets = as_paths(&p->ns.sockets);
     return 0;
-}
-
-char **pd_exec_ns_envp(const struct pd_exec_plan *p)
-{
-    const struct pd_ns_report *r = p->ns.report;
-    return r && r->state == PD_NS_ACTIVE && p->ns.envp ? p->ns.envp : p->envp;
 }
 
 void pd_exec_ns_coverage(const struct pd_exec_plan *p, bool always, FILE *out)
@@ -345,5 +369,8 @@ void pd_exec_ns_free(struct pd_exec_plan *p)
     if (p->ns.report)
         munmap(p->ns.report, sizeof *p->ns.report);
     p->ns.report = NULL;
+    if (p->ns.report_memfd)
+        close(p->ns.report_fd);
+    p->ns.report_memfd = false;
     p->ns.nkeep = 0;
 }

@@ -169,7 +169,7 @@ static int prepare_live(struct pd_exec_plan *p, struct pd_live *live, bool audit
 static int prepare_isolation(struct pd_exec_plan *p)
 {
     char err[PD_MSG_MAX], warn[PD_MSG_MAX];
-    pd_platform_probe(&p->info);
+    pd_exec_platform_probe(&p->info);
     if (pd_exec_spec(p) != 0) {
         pd_err("sandbox: %s", strerror(errno));
         return -1;
@@ -315,6 +315,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     p->child_mask = saved;
     p->ctx = ctx;
     p->isolated = pol->require_os_isolation;
+    p->valgrind = pd_exec_under_valgrind();
     p->interactive = opts->interactive;
     p->routed = opts->routed;
     p->stream = opts->stream;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "platform/platform.h"
 #include "policy/policy.h"
 
 enum pd_exit { PD_EXIT_ALLOW = 0, PD_EXIT_BROKEN = 1, PD_EXIT_DENY = 2 };
@@ -60,6 +61,10 @@ void pd_command_usage(const char *sub, bool to_stdout);
  * with the network off (Landlock ABI 4 and seccomp)? execute_code is allowed
  * by `check` only then. */
 bool pd_isolation_available(void);
+/* pd_platform_probe, or under valgrind the same probe made natively by
+ * `paldron __probe` (launcher/exec_valgrind.c): valgrind knows neither the
+ * Landlock system calls nor seccomp(2). */
+void pd_exec_platform_probe(struct pd_platform_info *info);
 int pd_cmd_check(const struct pd_cli *cli);
 int pd_cmd_hook(const struct pd_cli *cli);
 int pd_cmd_schema(const struct pd_cli *cli);
@@ -70,6 +75,12 @@ int pd_cmd_connect(const struct pd_cli *cli);
 int pd_cmd_cache(const struct pd_cli *cli);
 int pd_cmd_init(const struct pd_cli *cli);
 int pd_cmd_doctor(const struct pd_cli *cli);
+/* The internal commands of exec under valgrind (exec_valgrind.c), given
+ * their arguments after the command word: `__sandbox FD` makes the child's
+ * last step from the sealed memfd FD, `__probe FD` writes the platform
+ * probe into the memfd FD. Anything else: one line, exit 1. */
+int pd_cmd_sandbox_stage(int argc, char **argv);
+int pd_cmd_probe_stage(int argc, char **argv);
 
 const char *pd_version(void);
 

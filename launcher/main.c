@@ -34,6 +34,9 @@ int main(int argc, char **argv)
         int rc = pd_cmd_version(NULL);
         return fflush(stdout) == 0 ? rc : PD_EXIT_BROKEN;
     }
+    const struct pd_internal_command *internal = pd_internal_find(first);
+    if (internal)
+        return internal->run(argc - 2, argv + 2);
     const struct pd_subcommand *sub = pd_subcommand_find(first);
     if (!sub) {
         if (first[0] == '-' && first[1] != '\0')

@@ -66,11 +66,36 @@ static void subject_of(const struct pd_scan *s, const char *abs, char *out, size
     snprintf(out, len, "%s", rel ? (rel[0] ? rel : ".") : abs);
 }
 
+/* Without openat2 (Linux < 5.6, valgrind 3.19): one component at a time,
+ * each opened O_NOFOLLOW, which is what RESOLVE_NO_SYMLINKS asks. */
+static int open_dir_by_components(int dirfd, const char *path)
+{
+    char buf[PD_PATH_MAX];
+    if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = openat(buf[0] == '/' ? AT_FDCWD : dirfd, buf[0] == '/' ? "/" : ".",
+                    O_PATH | O_DIRECTORY | O_CLOEXEC);
+    char *save = NULL;
+    for (char *c = strtok_r(buf, "/", &save); fd >= 0 && c; c = strtok_r(NULL, "/", &save)) {
+        int next = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = errno;
+        close(fd);
+        errno = e;
+        fd = next;
+    }
+    return fd;
+}
+
 static int open_dir_nofollow(int dirfd, const char *path)
 {
     struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
                            .resolve = RESOLVE_NO_SYMLINKS};
-    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    if (fd < 0 && errno == ENOSYS)
+        return open_dir_by_components(dirfd, path);
+    return fd;
 }
 
 /* mkdir -p of rel's folders below the descriptor top (ours, 0700); the

@@ -14,6 +14,7 @@ import json
 import os
 import pwd
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,10 @@ BINARY_DIR = os.environ.get("PALDRON_BINARY_DIR") or os.path.join(
 SOURCE_DIR = os.environ.get("PALDRON_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
 PALDRON = os.path.abspath(os.path.join(BINARY_DIR, "launcher", "paldron"))
+# A command put before paldron where Workspace.run starts it (the program,
+# or the first argument of prog that is PALDRON: setpriv, time, ...), e.g.
+# valgrind (tests/valgrind/run.sh). Empty: paldron runs as it is.
+PALDRON_WRAPPER = shlex.split(os.environ.get("PALDRON_WRAPPER", ""))
 TEST_USER = "paldron-test"
 # A fixed PATH so that results do not depend on the caller's shell (no pyenv
 # shims, no ~/.local/bin).
@@ -153,6 +158,9 @@ class Workspace:
     def run(self, args, env=None, input=None, timeout=120, cwd=None, prog=None):
         """Run paldron (or prog) with args in the workspace; returns Result."""
         cmd = [prog or PALDRON] + list(args)
+        if PALDRON_WRAPPER and PALDRON in cmd:
+            at = cmd.index(PALDRON)
+            cmd = cmd[:at] + PALDRON_WRAPPER + cmd[at:]
         if self.user is not None:
             self._own()
             cmd = ["setpriv", "--reuid", str(self.user.pw_uid), "--regid",
