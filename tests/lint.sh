@@ -4,13 +4,14 @@
 # preload/, platform/). Prints every finding and exits 1 when there is one.
 #   tests/lint.sh [BUILD_DIR]    (default: build-lint in the source tree)
 # BUILD_DIR is configured here with clang and a compile_commands.json; only
-# the generated version header is built. This script installs nothing: it
-# needs, besides the build's own packages (tests/setup.sh), the Debian
-# packages clang, clang-tidy (clang-tidy, run-clang-tidy) and cppcheck.
+# the generated version header is built. Besides the build's own packages
+# (tests/setup.sh) it needs clang, clang-tidy (clang-tidy, run-clang-tidy)
+# and cppcheck, installed here when missing (as root).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build-lint}
 jobs=$(nproc)
+"$src/tests/need-packages.sh" clang clang-tidy cppcheck python3 cmake
 
 missing=""
 for tool in clang clang-tidy run-clang-tidy cppcheck python3 cmake; do

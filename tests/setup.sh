@@ -14,22 +14,8 @@ man-db ed zip unzip patch perl gzip nodejs zsh"
 # (the last two lines: the programs of the workload suite, tests/workloads/,
 # and zsh for the completion test;
 # nodejs 20 comes from the configured NodeSource repository)
-missing=""
-for p in $packages; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-        missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    if [ "$(id -u)" -ne 0 ]; then
-        echo "paldron setup: missing Debian packages:$missing (run as root to install)" >&2
-        exit 1
-    fi
-    echo "paldron setup: installing$missing" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing >&2
-fi
+# shellcheck disable=SC2086
+"$src/tests/need-packages.sh" $packages
 
 cmake -S "$src" -B "$src/$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2
 cmake --build "$src/$build" -j"$(nproc)" >&2

@@ -32,10 +32,15 @@ root=$(cd "$here/../.." && pwd)
 build=${PALDRON_FUZZ_BUILD:-$root/build-fuzz}
 cc=${PALDRON_FUZZ_CC:-clang}
 
+# clang and its libFuzzer runtime (Debian 12: clang 14)
+if [ "$cc" = clang ]; then
+    "$root/tests/need-packages.sh" clang libclang-rt-14-dev || exit 2
+fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
+    mkdir -p "$build"
     cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER="$cc" -DPALDRON_FUZZ=ON \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.configure.log" 2>&1 || {
-        cat "$build.configure.log" >&2
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1 || {
+        cat "$build/configure.log" >&2
         echo "run.sh: configuring $build failed" >&2
         exit 2
     }

@@ -32,6 +32,7 @@ jobs=${PALDRON_VG_JOBS:-$(nproc)}
 logs=${PALDRON_VG_LOGS:-$build/valgrind-logs}
 timeout_s=${PALDRON_VG_TIMEOUT:-1800}
 
+"$src/tests/need-packages.sh" valgrind
 command -v valgrind >/dev/null || {
     echo "run.sh: valgrind not found (apt install valgrind)" >&2
     exit 1
