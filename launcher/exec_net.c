@@ -20,7 +20,7 @@
 #include "launcher/exec.h"
 #include "launcher/launcher.h"
 #include "launcher/live.h"
-#include "launcher/net_proxy.h"
+#include "launcher/net/net_proxy.h"
 
 #define RESOLV_CONF "nameserver 127.0.0.53\n"
 #define PORT_LOW    40000

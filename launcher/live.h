@@ -96,7 +96,7 @@ int pd_live_env(const struct pd_live *l, const char *debug, char *out[6]);
 void pd_live_drain(struct pd_live *l);
 
 /* A record the launcher itself makes (its proxy and DNS server of
- * allow_hosts, launcher/net_proxy.h), taken as a preload's record is:
+ * allow_hosts, launcher/net/net_proxy.h), taken as a preload's record is:
  * counted, kept, logged, echoed. */
 struct pd_report;
 void pd_live_add(struct pd_live *l, const struct pd_report *r);

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_net_dns.c - libFuzzer target for the DNS stub's messages
- * (launcher/net_dns.h). Build and run:
+ * (launcher/net/net_dns.h). Build and run:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *       tests/fuzz/fuzz_net_dns.c launcher/net_dns.c -o /tmp/fuzz_net_dns
+ *       tests/fuzz/fuzz_net_dns.c launcher/net/net_dns.c -o /tmp/fuzz_net_dns
  *   /tmp/fuzz_net_dns -max_total_time=60 tests/fuzz/corpus/net_dns
  * The input is one message (UDP) and also a TCP stream (length-prefixed).
  * Invariants checked: an accepted query's name re-encodes to its question;
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "launcher/net_dns.h"
+#include "launcher/net/net_dns.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_net_http.c - libFuzzer target for the HTTP proxy request
- * head (launcher/net_http.h). Build and run:
+ * head (launcher/net/net_http.h). Build and run:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *       tests/fuzz/fuzz_net_http.c launcher/net_http.c -o /tmp/fuzz_net_http
+ *       tests/fuzz/fuzz_net_http.c launcher/net/net_http.c -o /tmp/fuzz_net_http
  *   /tmp/fuzz_net_http -max_total_time=60 tests/fuzz/corpus/net_http
  * Invariants checked: the result agrees with the input's length; an accepted
  * head lies within the input, ends at a line end, parses alike on its own and
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "launcher/net_http.h"
+#include "launcher/net/net_http.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \

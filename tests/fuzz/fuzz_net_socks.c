@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_net_socks.c - libFuzzer target for SOCKS5 CONNECT
- * (launcher/net_socks.h). Build and run:
+ * (launcher/net/net_socks.h). Build and run:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. \
- *       tests/fuzz/fuzz_net_socks.c launcher/net_socks.c -o /tmp/fuzz_net_socks
+ *       tests/fuzz/fuzz_net_socks.c launcher/net/net_socks.c -o /tmp/fuzz_net_socks
  *   /tmp/fuzz_net_socks -max_total_time=60 tests/fuzz/corpus/net_socks
  * The input is a greeting followed by a request, as a client sends them; the
  * request parser also gets the whole input. Invariants checked: what is used
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "launcher/net_socks.h"
+#include "launcher/net/net_socks.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \

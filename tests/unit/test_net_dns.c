@@ -1,5 +1,5 @@
 /* tests/unit/test_net_dns.c - DNS messages for the sandbox's stub server
- * (launcher/net_dns.h): queries as glibc (res_nmkquery) and dig build them,
+ * (launcher/net/net_dns.h): queries as glibc (res_nmkquery) and dig build them,
  * with and without an EDNS OPT record; answers and RCODE replies checked byte
  * by byte and decoded by glibc's own parser (ns_initparse/ns_parserr from
  * libresolv, loaded with dlopen); glibc's resolver (res_nquery) talking to a
@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/net_dns.h"
+#include "launcher/net/net_dns.h"
 
 /* ---- building queries ---------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* tests/unit/test_net_http.c - the HTTP proxy request head (launcher/net_http.h):
+/* tests/unit/test_net_http.c - the HTTP proxy request head (launcher/net/net_http.h):
  * CONNECT and absolute-form heads as curl writes them (also captured from the
  * real curl when it is installed), the origin-form rewrite, the proxy's own
  * responses byte for byte, and hostile heads: malformed lines, every
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/net_http.h"
+#include "launcher/net/net_http.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 

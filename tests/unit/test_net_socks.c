@@ -1,5 +1,5 @@
 /* tests/unit/test_net_socks.c - SOCKS5 CONNECT without authentication
- * (launcher/net_socks.h): greetings and requests for each address type as
+ * (launcher/net/net_socks.h): greetings and requests for each address type as
  * clients send them (also captured from the real curl when it is
  * installed), the replies byte for byte, and hostile input: every truncation,
  * unsupported commands and address types, bad names, port 0. */
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/net_socks.h"
+#include "launcher/net/net_socks.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 

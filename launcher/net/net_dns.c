@@ -1,7 +1,7 @@
-/* launcher/net_dns.c - DNS queries in, answers and error replies out, and
- * the TCP length framing (launcher/net_dns.h). Every read is bounded by the
+/* launcher/net/net_dns.c - DNS queries in, answers and error replies out, and
+ * the TCP length framing (launcher/net/net_dns.h). Every read is bounded by the
  * length the caller gives; nothing is allocated. */
-#include "launcher/net_dns.h"
+#include "launcher/net/net_dns.h"
 
 #include <string.h>
 #include <sys/socket.h>

@@ -1,4 +1,4 @@
-/* launcher/net_peer.c - see net_peer.h. */
+/* launcher/net/net_peer.c - see net_peer.h. */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/net_peer.h"
+#include "launcher/net/net_peer.h"
 
 unsigned long pd_net_peer_netns(int sock)
 {

@@ -1,8 +1,8 @@
-/* launcher/net_http.c - the HTTP proxy's request head: the parser, the
+/* launcher/net/net_http.c - the HTTP proxy's request head: the parser, the
  * origin-form rewrite for absolute-form requests and the proxy's own
- * responses (launcher/net_http.h). Every read is bounded by the length the
+ * responses (launcher/net/net_http.h). Every read is bounded by the length the
  * caller gives; nothing is allocated. */
-#include "launcher/net_http.h"
+#include "launcher/net/net_http.h"
 
 #include <string.h>
 

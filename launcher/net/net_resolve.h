@@ -1,4 +1,4 @@
-/* launcher/net_resolve.h - name resolution for the proxy and DNS server of
+/* launcher/net/net_resolve.h - name resolution for the proxy and DNS server of
  * allow_hosts (net_proxy.h): getaddrinfo on the host's network, in worker
  * threads so that a slow resolver never stalls the proxy's loop, with the
  * answers kept for the run (a name is resolved once, and what the run is

@@ -1,4 +1,4 @@
-/* launcher/net_dns.h - DNS messages (RFC 1035) for the launcher's stub
+/* launcher/net/net_dns.h - DNS messages (RFC 1035) for the launcher's stub
  * server inside the sandbox's network namespace, which answers A and AAAA for
  * allowed names from the host's vetted resolution and NXDOMAIN for the rest
  * (network.md section 7, step 8). Pure: bytes in, bytes or structs out; no

@@ -1,4 +1,4 @@
-/* launcher/net_socks.h - SOCKS5 (RFC 1928) CONNECT without authentication,
+/* launcher/net/net_socks.h - SOCKS5 (RFC 1928) CONNECT without authentication,
  * for the launcher's proxy port, which also speaks HTTP: the first byte of a
  * connection tells them apart (pd_socks_first_byte). Pure: bytes in, bytes or
  * structs out; no sockets, no allocation, no global state.

@@ -1,4 +1,4 @@
-/* launcher/net_http.h - the head of a request a sandboxed client sends to the
+/* launcher/net/net_http.h - the head of a request a sandboxed client sends to the
  * launcher's HTTP proxy (docs: network.md sections 3.1 and 7), and the
  * responses the proxy writes back. Pure: bytes in, bytes or structs out; no
  * sockets, no allocation, no global state, safe from any thread.

@@ -1,4 +1,4 @@
-/* launcher/net_resolve.c - the resolver pool of net_resolve.h: a queue of
+/* launcher/net/net_resolve.c - the resolver pool of net_resolve.h: a queue of
  * questions, THREADS workers calling getaddrinfo, a list of answers, and
  * the names resolved so far (kept for the run: a run is short, and the
  * answer the DNS server gave is the one the proxy dials). Questions for a
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/net_resolve.h"
+#include "launcher/net/net_resolve.h"
 
 #define THREADS   4
 #define IN_FLIGHT 256 /* questions queued at once */

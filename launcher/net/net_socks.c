@@ -1,7 +1,7 @@
-/* launcher/net_socks.c - SOCKS5 CONNECT without authentication: the greeting,
- * the request and the reply (launcher/net_socks.h). Every read is bounded by
+/* launcher/net/net_socks.c - SOCKS5 CONNECT without authentication: the greeting,
+ * the request and the reply (launcher/net/net_socks.h). Every read is bounded by
  * the length the caller gives. */
-#include "launcher/net_socks.h"
+#include "launcher/net/net_socks.h"
 
 #include <arpa/inet.h>
 #include <string.h>

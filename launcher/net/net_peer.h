@@ -1,4 +1,4 @@
-/* launcher/net_peer.h - which program of the run a proxy or DNS client
+/* launcher/net/net_peer.h - which program of the run a proxy or DNS client
  * is, for the deny line ("paldron: deny: curl connect ..."): the launcher
  * sees only a connection. Its source address and port, as the run's
  * network namespace knows them, lead to the socket's inode

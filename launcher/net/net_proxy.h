@@ -1,4 +1,4 @@
-/* launcher/net_proxy.h - the run's network when the policy names hosts
+/* launcher/net/net_proxy.h - the run's network when the policy names hosts
  * (allow_hosts): the launcher serves the listeners made inside the run's
  * network namespace (platform.h, struct pd_ns_listen) from the host's
  * network, on a thread of its own:

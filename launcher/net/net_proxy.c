@@ -1,4 +1,4 @@
-/* launcher/net_proxy.c - the proxy and DNS server of allow_hosts
+/* launcher/net/net_proxy.c - the proxy and DNS server of allow_hosts
  * (net_proxy.h): one thread, one epoll loop over the listeners the run's
  * namespace handed over, the connections they accept, the upstream
  * connections and the resolver's answers.
@@ -34,12 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/net_dns.h"
-#include "launcher/net_http.h"
-#include "launcher/net_peer.h"
-#include "launcher/net_proxy.h"
-#include "launcher/net_resolve.h"
-#include "launcher/net_socks.h"
+#include "launcher/net/net_dns.h"
+#include "launcher/net/net_http.h"
+#include "launcher/net/net_peer.h"
+#include "launcher/net/net_proxy.h"
+#include "launcher/net/net_resolve.h"
+#include "launcher/net/net_socks.h"
 #include "platform/platform.h"
 #include "policy/hosts.h"
 
