@@ -1,4 +1,4 @@
-/* bench/outscan_bench.c - throughput of the output scanner (launcher/outscan.h)
+/* bench/outscan_bench.c - throughput of the output scanner (launcher/outscan/outscan.h)
  * on deterministic mixed text (source code, logs, base64 blobs, hex dumps, a
  * few planted secrets) with 50 known secret values loaded. Figures are printed
  * as absolute MB/s (10^6 bytes per second) and as ratios against baselines
@@ -9,8 +9,8 @@
  *
  * usage: outscan_bench [--mb N] [--runs N (at most 64)] [--values N]
  * build by hand: gcc -O2 -std=c17 -D_GNU_SOURCE -I. -o outscan_bench \
- *                    bench/outscan_bench.c launcher/outscan*.c */
-#include "launcher/outscan.h"
+ *                    bench/outscan_bench.c launcher/outscan/outscan*.c */
+#include "launcher/outscan/outscan.h"
 
 #include <stdint.h>
 #include <stdio.h>

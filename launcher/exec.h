@@ -155,7 +155,7 @@ void pd_capture_close(struct pd_capture *c);
 void pd_capture_free(struct pd_capture *c);
 
 /* exec_flow.c: where one output stream of the command goes: through the
- * output scan's stream redaction (launcher/outscan.h) into its capture and,
+ * output scan's stream redaction (launcher/outscan/outscan.h) into its capture and,
  * with --stream, to paldron's own stdout or stderr as it comes. */
 struct pd_exec_flow {
     struct pd_outscan_stream *scan; /* NULL: no output scan, or none yet */

@@ -11,7 +11,7 @@
 
 #include "launcher/exec_content.h"
 #include "launcher/exec_output.h"
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 
 struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, char *const *envp,
                                            struct pd_known_later *later, char *err, size_t errlen)

@@ -11,13 +11,13 @@
  *   env_drop        the policy's own list (wins over env_pass);
  *   (env_pass       the policy's list passes what the rules below drop;)
  *   secret-looking  the output scanner's rule for secret names
- *                   (launcher/outscan_names.c): API keys and tokens stay out;
+ *                   (launcher/outscan/outscan_names.c): API keys and tokens stay out;
  *   network off     proxies, which no run without network can reach (a
  *                   tool would send loopback traffic to them instead). */
 #include <string.h>
 
 #include "launcher/exec.h"
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 #include "preload/loader_env.h"
 
 /* A trailing '*' makes a prefix. */

@@ -1,6 +1,6 @@
 /* launcher/exec_flow.c - each output stream of `paldron exec` on its way
  * out. What the command writes goes through the output scan in stream mode
- * (launcher/outscan.h: released, redacted, as soon as no secret can still
+ * (launcher/outscan/outscan.h: released, redacted, as soon as no secret can still
  * cover it) and then into the capture (head and tail, exec_capture.c) and,
  * with --stream, to paldron's own stdout or stderr at once. So the capture
  * holds only redacted text, cut wherever it must be cut, and every byte the
@@ -20,7 +20,7 @@
 
 #include "launcher/exec.h"
 #include "launcher/exec_output.h"
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 
 /* Written in pieces of at most this: a pipe that polled writable takes one
  * without blocking. */

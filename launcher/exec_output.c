@@ -13,7 +13,7 @@
 #include "launcher/exec_output.h"
 #include "launcher/jev.h"
 #include "launcher/live.h"
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 
 /* Credential files in the real home whose values must never be printed. */
 static const char *const home_secret_files[] = {".aws/credentials",

@@ -23,7 +23,7 @@
 #include "launcher/live.h"
 #include "launcher/preload_path.h"
 #include "policy/gate_exec.h"
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 #include "launcher/scan.h"
 #include "launcher/scan_git.h"
 

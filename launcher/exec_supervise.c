@@ -27,7 +27,7 @@
 
 #include "launcher/exec.h"
 #include "launcher/live.h"
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 
 /* How long the pipes are read after the command's tree is gone (or, with
  * keep_background, after the command itself exited). */

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_outscan.c - libFuzzer target for the output scanner
- * (launcher/outscan*.c): a captured buffer scanned whole, and the same bytes
+ * (launcher/outscan/): a captured buffer scanned whole, and the same bytes
  * fed to the stream scanner in pieces the input chooses. Built by
  * tests/fuzz/CMakeLists.txt, run by tests/fuzz/run.sh (corpus
  * tests/fuzz/corpus/outscan, dictionary tests/fuzz/outscan.dict).
@@ -19,7 +19,7 @@
  * rest of a stream is withheld); a second scan gives the same. */
 #include "tests/fuzz/fuzz_common.h"
 
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 
 static struct pd_outscan *fixed;
 static const char VALUE[] = "zq8Kp2mXv7Lr4Tn9Wc3Yb6Hd";

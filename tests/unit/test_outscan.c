@@ -1,4 +1,4 @@
-/* tests/unit/test_outscan.c - the output scanner (launcher/outscan.h): every
+/* tests/unit/test_outscan.c - the output scanner (launcher/outscan/outscan.h): every
  * format rule and its near misses, known values raw / base64 / hex, trivial
  * values, secret-file and environment parsing, user patterns, overlaps, NUL
  * bytes, exact redaction and a 1 MiB buffer. */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* tests/unit/test_outscan_stream.c - the output scan in stream mode
- * (launcher/outscan_stream.c): output fed in pieces must come out exactly as
+ * (launcher/outscan/outscan_stream.c): output fed in pieces must come out exactly as
  * the scan of the whole redacts it, whatever the cuts - a known value or a
  * rule's token split at every byte boundary, random cuts, one byte at a time -
  * clean output unchanged and released at once, and the bytes held back never
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -447,7 +447,7 @@ Test(outscan_stream, every_builtin_rule_has_a_stream_shape)
     const char *const *names = pd_outscan_rule_names(&n);
     for (size_t k = 0; k < n; k++)
         cr_expect(pd_outscan_stream_knows_rule(names[k]),
-                  "rule %s: add its shape to launcher/outscan_stream.c", names[k]);
+                  "rule %s: add its shape to launcher/outscan/outscan_stream.c", names[k]);
 }
 
 Test(outscan_stream, no_values_no_patterns)

@@ -1,8 +1,8 @@
-/* launcher/outscan_names.c - the output scanner's heuristics about names and
+/* launcher/outscan/outscan_names.c - the output scanner's heuristics about names and
  * values: which environment variable names hold secrets, which values are too
  * trivial to be secrets, and which values look like generated tokens.
  * docs/output-scan.md states the same rules in prose; keep them in step. */
-#include "launcher/outscan_int.h"
+#include "launcher/outscan/outscan_int.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* launcher/outscan_filter.c - the multi-pattern prefilter of the output scanner.
+/* launcher/outscan/outscan_filter.c - the multi-pattern prefilter of the output scanner.
  *
  * Every needle, rule prefix and user-pattern prefix is at least three bytes
  * long. Each is indexed by two "grams": its bytes 0..2 and its bytes 1..3 (for
@@ -11,7 +11,7 @@
  * checked against its first eight bytes before the full comparison or the rule
  * matcher runs. The loop has no dependency between positions, so it runs at
  * about a cycle per byte whatever the number of needles. */
-#include "launcher/outscan_int.h"
+#include "launcher/outscan/outscan_int.h"
 
 #include <errno.h>
 #include <stdlib.h>

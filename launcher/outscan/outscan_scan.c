@@ -1,8 +1,8 @@
-/* launcher/outscan_scan.c - the scan: probe the output through the prefilter,
+/* launcher/outscan/outscan_scan.c - the scan: probe the output through the prefilter,
  * run the needles and matchers on the hits, merge overlapping matches into
  * findings and write the redacted copy. docs/output-scan.md, "Matching and
  * redaction" and "How it is fast", describes the behaviour. */
-#include "launcher/outscan_int.h"
+#include "launcher/outscan/outscan_int.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,8 +1,8 @@
-/* launcher/outscan_sources.c - where the output scanner's known values come
+/* launcher/outscan/outscan_sources.c - where the output scanner's known values come
  * from: the environment handed to the command, and secret files (.env and
  * friends, INI/YAML/JSON-ish key files, PEM private keys).
  * docs/output-scan.md describes which entries count; keep it in step. */
-#include "launcher/outscan_int.h"
+#include "launcher/outscan/outscan_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-/* launcher/outscan_int.h - internals shared by the launcher/outscan*.c files.
- * Not part of the launcher's interface: include launcher/outscan.h instead.
+/* launcher/outscan/outscan_int.h - internals shared by the files of launcher/outscan/.
+ * Not part of the launcher's interface: include launcher/outscan/outscan.h instead.
  *
  * Map of the module:
  *   outscan.c          the scanner object, values, patterns, needle compilation
@@ -13,7 +13,7 @@
 #ifndef PALDRON_OUTSCAN_INT_H
 #define PALDRON_OUTSCAN_INT_H
 
-#include "launcher/outscan.h"
+#include "launcher/outscan/outscan.h"
 
 #include <stdint.h>
 

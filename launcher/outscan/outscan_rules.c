@@ -1,11 +1,11 @@
-/* launcher/outscan_rules.c - the built-in credential formats of the output
+/* launcher/outscan/outscan_rules.c - the built-in credential formats of the output
  * scanner. Each rule names the literal prefixes that trigger it (the prefilter
  * calls the matcher only where one of them starts) and a matcher that checks
  * the rest of the format and the boundaries. Matchers only look forward from
  * the prefix and one byte back, and a rule that scans an unbounded run requires
  * a boundary before its prefix, so that one run is scanned once: the whole scan
  * stays linear. docs/output-scan.md lists the same rules; keep them in step. */
-#include "launcher/outscan_int.h"
+#include "launcher/outscan/outscan_int.h"
 
 #include <string.h>
 

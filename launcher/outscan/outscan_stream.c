@@ -1,4 +1,4 @@
-/* launcher/outscan_stream.c - the output scan on a stream: bytes are fed as
+/* launcher/outscan/outscan_stream.c - the output scan on a stream: bytes are fed as
  * they come and released, redacted, as soon as no secret can still cover
  * them (docs/output-scan.md, "Stream mode").
  *
@@ -24,7 +24,7 @@
  * withheld (it is a finding: the run is denied anyway); a JWT not yet complete
  * (no signature part) is released. With that, the bytes held never exceed
  * pd_outscan_stream_bound(). */
-#include "launcher/outscan_int.h"
+#include "launcher/outscan/outscan_int.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* launcher/outscan.h - the output scanner: judges a captured stdout/stderr
+/* launcher/outscan/outscan.h - the output scanner: judges a captured stdout/stderr
  * buffer before a single byte of it is released. Every secret it finds is
  * replaced by "[REDACTED:<rule>]" in a copy of the buffer and listed as a
  * finding; the launcher denies a run with any finding.
@@ -141,7 +141,7 @@ size_t pd_outscan_needle_count(struct pd_outscan *scan);
 /* Text of the last error of an add_* call ("" if none). */
 const char *pd_outscan_last_error(const struct pd_outscan *scan);
 
-/* ---- stream mode (launcher/outscan_stream.c) ----------------------------
+/* ---- stream mode (launcher/outscan/outscan_stream.c) ----------------------------
  * The same scan on output that arrives in pieces: each piece is released,
  * redacted, as soon as no secret can still cover its bytes; only a tail that
  * may be the start of a secret is held, until the bytes that decide it come

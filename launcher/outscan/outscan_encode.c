@@ -1,4 +1,4 @@
-/* launcher/outscan_encode.c - the encoded forms of a known value that the
+/* launcher/outscan/outscan_encode.c - the encoded forms of a known value that the
  * output scanner searches for: raw, base64 and hex.
  *
  * A value embedded anywhere in a longer base64 stream starts at one of three
@@ -10,7 +10,7 @@
  * each side, so that a match can be widened over it (and over '=' padding).
  * A value holding quotes, backslashes, control bytes or slashes is also
  * searched for as a JSON encoder would print it. */
-#include "launcher/outscan_int.h"
+#include "launcher/outscan/outscan_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* launcher/outscan_pattern.c - the small pattern language of extra output-scan
+/* launcher/outscan/outscan_pattern.c - the small pattern language of extra output-scan
  * rules (policy). Two spellings compile to the same form: a literal prefix of
  * at least three bytes (what the prefilter triggers on) followed by elements,
  * each a byte set with a repeat range, matched possessively (an element takes
@@ -9,7 +9,7 @@
  *                     \c the byte c itself, anything else literal
  *
  * docs/output-scan.md is the user documentation. */
-#include "launcher/outscan_int.h"
+#include "launcher/outscan/outscan_int.h"
 
 #include <errno.h>
 #include <stdarg.h>

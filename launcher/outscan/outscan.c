@@ -1,8 +1,8 @@
-/* launcher/outscan.c - the output scanner object: known values, extra
+/* launcher/outscan/outscan.c - the output scanner object: known values, extra
  * patterns, disabled rules, and their compilation into needles and the
  * prefilter. The scan itself is in outscan_scan.c; map of the other files in
- * launcher/outscan_int.h; the rules in docs/output-scan.md. */
-#include "launcher/outscan_int.h"
+ * launcher/outscan/outscan_int.h; the rules in docs/output-scan.md. */
+#include "launcher/outscan/outscan_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
