@@ -1,4 +1,4 @@
-/* bench/scan_bench.c - cost of the post-run scan (launcher/scan.h) on a
+/* bench/scan_bench.c - cost of the post-run scan (launcher/scan/scan.h) on a
  * large workspace: DIRS directories of FILES files each (default 1000 x 100
  * = 100 000 files, a few denied names among them), the example policy's
  * deny list. Times the snapshot (with its fence), an unchanged compare, and
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "launcher/rundir.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 
 static double now_ms(void)
 {

@@ -27,7 +27,7 @@
 #include <sys/types.h>
 
 #include "launcher/exec_findings.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 #include "launcher/live.h"
 #include "launcher/rundir.h"
 #include "platform/platform.h"

@@ -14,7 +14,7 @@
 
 #include "launcher/exec_findings.h"
 #include "launcher/exec.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 #include "policy/policy.h"
 
 #define PD_CONTENT_FILE_MAX  ((size_t)64 << 20)

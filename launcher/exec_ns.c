@@ -27,7 +27,7 @@
 
 #include "launcher/exec.h"
 #include "launcher/launcher.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 
 #define SOCKETS_MAX 4096
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "launcher/exec.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 
 struct pd_outscan;
 

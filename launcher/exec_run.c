@@ -24,8 +24,8 @@
 #include "launcher/preload_path.h"
 #include "policy/gate_exec.h"
 #include "launcher/outscan/outscan.h"
-#include "launcher/scan.h"
-#include "launcher/scan_git.h"
+#include "launcher/scan/scan.h"
+#include "launcher/scan/scan_git.h"
 
 extern char **environ;
 

@@ -9,7 +9,7 @@
  * exactly these files for the repository they create. So:
  *
  *   exec (ctx->git_dirs_known): the launcher lists the git directories that
- *     exist when the run starts (launcher/scan_git.c); their config and
+ *     exist when the run starts (launcher/scan/scan_git.c); their config and
  *     hooks are protected, wherever they lie (the workspace's own, nested
  *     repositories, .git/modules/<name>, .git/worktrees/<name>). A
  *     repository created during the run is not protected live: the post-run

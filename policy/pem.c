@@ -7,7 +7,7 @@
  * only is not a secret; one holding a private key (or anything else in PEM
  * armour) stays one, wherever it is. A name that does not exist yet may be
  * created - nothing can be read from it - and the post-run scan judges the
- * file it became by the same rule (launcher/scan.c asks pd_gate_path).
+ * file it became by the same rule (launcher/scan/scan.c asks pd_gate_path).
  * User deny_globs are never lifted: a user who lists "*.pem" means it.
  *
  * The file is read in small chunks on the stack: the preload calls this

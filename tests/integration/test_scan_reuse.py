@@ -1,5 +1,5 @@
 """Issue 15, item 4: the walks before a run reuse the directory listings of
-the last run (launcher/scan_reuse.c), kept in <cache>/paldron/<ws>-<id>.snap;
+the last run (launcher/scan/scan_reuse.c), kept in <cache>/paldron/<ws>-<id>.snap;
 only the directories that changed since are read. That must never change a
 verdict:
 
@@ -193,7 +193,7 @@ class ScanWatchTest(ReuseBase):
     """Item 4, after the run: in a workspace whose writable roots hold many
     entries (10 000 and more), the search of changed files reads only the
     directories the kernel's change notification names
-    (launcher/scan_watch.c); what it finds is what reading every directory
+    (launcher/scan/scan_watch.c); what it finds is what reading every directory
     finds, a static program's in-place write included."""
 
     def setUp(self):

@@ -1,8 +1,8 @@
 /* tests/unit/test_git_config.c - git's configuration format as the post-run
- * git check reads it (launcher/git_config.h), the entries that make git run
- * a program (launcher/git_keys.h), and which config and hooks the gate
+ * git check reads it (launcher/scan/git_config.h), the entries that make git run
+ * a program (launcher/scan/git_keys.h), and which config and hooks the gate
  * protects (policy/gate_git.c), and the post-run git check on repositories
- * laid out by hand (launcher/scan_git.h). Expected values are what git 2.39's
+ * laid out by hand (launcher/scan/scan_git.h). Expected values are what git 2.39's
  * `git config --list` prints for the same text. */
 #include <criterion/criterion.h>
 
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "launcher/git_config.h"
-#include "launcher/git_keys.h"
-#include "launcher/scan_git.h"
+#include "launcher/scan/git_config.h"
+#include "launcher/scan/git_keys.h"
+#include "launcher/scan/scan_git.h"
 #include "policy/compiled_image.h"
 #include "policy/policy.h"
 
@@ -260,7 +260,7 @@ Test(gate_git, the_list_survives_compilation, .init = setup_ctx, .fini = teardow
     free(img);
 }
 
-/* ---- the post-run git check (launcher/scan_git.h) ----------------------- */
+/* ---- the post-run git check (launcher/scan/scan_git.h) ----------------------- */
 
 static char gbase[] = "/tmp/paldron-git-XXXXXX";
 static char gws[PD_PATH_MAX];

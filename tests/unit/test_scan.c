@@ -1,4 +1,4 @@
-/* tests/unit/test_scan.c - the post-run scan (launcher/scan.h): a real tree
+/* tests/unit/test_scan.c - the post-run scan (launcher/scan/scan.h): a real tree
  * in a temporary directory, a snapshot, the mutations a command could make,
  * and the findings the compare must (and must not) report. Also the run
  * directory's careful removal (launcher/rundir.h). */
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "launcher/rundir.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 
 /* Test paths are short; PATH_MAX buffers are plenty. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -234,7 +234,7 @@ Test(scan, nested_repository_hooks_are_not_protected)
 {
     /* git init inside src/ is everyday work: in a run, only the git
      * directories that existed at the start are protected (an empty list
-     * here; policy/gate_git.c), and launcher/scan_git.c judges the rest */
+     * here; policy/gate_git.c), and launcher/scan/scan_git.c judges the rest */
     load("allow_paths = [\"src/\"]\n" DENY);
     ctx.git_dirs_known = true;
     tree();

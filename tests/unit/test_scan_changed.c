@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "launcher/rundir.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 
 static char base[] = "/tmp/paldron-scanchg-XXXXXX";
 static char ws[64];

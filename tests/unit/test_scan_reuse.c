@@ -1,5 +1,5 @@
 /* tests/unit/test_scan_reuse.c - directory listings kept between runs
- * (launcher/scan_reuse.c): a snapshot that reuses them records exactly
+ * (launcher/scan/scan_reuse.c): a snapshot that reuses them records exactly
  * what a full walk records, whatever changed between the runs; a damaged,
  * foreign or reachable file means a full walk. Directories are only kept
  * when their ctime is two seconds old, so each test waits that long once
@@ -17,7 +17,7 @@
 
 #include "launcher/exec.h"
 #include "launcher/rundir.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"

@@ -1,5 +1,5 @@
 /* tests/unit/test_scan_watch.c - the post-run search of changed files with
- * the kernel's change notification (launcher/scan_watch.c): every change
+ * the kernel's change notification (launcher/scan/scan_watch.c): every change
  * the walk of every directory finds is found from the events, only the
  * directories with events are read, and whatever makes the events
  * incomplete falls back to the walk. pd_scan_watch_min is 0 here, so that
@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "launcher/rundir.h"
-#include "launcher/scan.h"
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan.h"
+#include "launcher/scan/scan_int.h"
 
 static char base[] = "/tmp/paldron-scanwatch-XXXXXX";
 static char ws[64];

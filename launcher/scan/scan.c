@@ -1,4 +1,4 @@
-/* launcher/scan.c - snapshot and compare of the workspace and the writable
+/* launcher/scan/scan.c - snapshot and compare of the workspace and the writable
  * roots outside it (scan.h). One walk serves three modes:
  *   SNAPSHOT  before the run: record directories and denied entries (the
  *             entries of a directory unchanged since the last run come
@@ -23,7 +23,7 @@
 
 #include <linux/openat2.h>
 
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 enum mode { SNAPSHOT, REREAD, FRESH };
 

@@ -1,4 +1,4 @@
-/* launcher/scan_reuse.c - directory listings kept from one run to the next,
+/* launcher/scan/scan_reuse.c - directory listings kept from one run to the next,
  * so that the walks before a run (the git check, scan_git.c, and the
  * snapshot, scan.c) read only the directories that changed since.
  *
@@ -56,7 +56,7 @@
 
 #include "launcher/exec.h"
 #include "launcher/launcher.h"
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 #define VERSION   2u
 #define SETTLED   2                   /* seconds; see the top comment */

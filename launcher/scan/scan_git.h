@@ -1,4 +1,4 @@
-/* launcher/scan_git.h - git's own programs: the repositories of the
+/* launcher/scan/scan_git.h - git's own programs: the repositories of the
  * workspace and the writable roots, before and after a run.
  *
  *   struct pd_git_scan *g = pd_git_scan_before(ctx);    before the live gate's
@@ -26,7 +26,7 @@
 #define PALDRON_LAUNCHER_SCAN_GIT_H
 
 #include "launcher/exec_findings.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 #include "policy/policy.h"
 
 struct pd_git_scan;

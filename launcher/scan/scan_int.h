@@ -1,4 +1,4 @@
-/* launcher/scan_int.h - internals of the post-run scan, shared by scan.c
+/* launcher/scan/scan_int.h - internals of the post-run scan, shared by scan.c
  * (walk, snapshot, compare), scan_store.c (records and their index) and
  * scan_names.c (which names may be denied). Not for other modules. */
 #ifndef PALDRON_LAUNCHER_SCAN_INT_H
@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "launcher/exec_findings.h"
-#include "launcher/scan.h"
+#include "launcher/scan/scan.h"
 #include "policy/policy.h"
 
 /* ---- records (scan_store.c) --------------------------------------------- */

@@ -1,4 +1,4 @@
-/* launcher/scan_changed.c - which regular files did the run create or
+/* launcher/scan/scan_changed.c - which regular files did the run create or
  * change? Every file in the scanned trees whose ctime is after the
  * snapshot began: ctime cannot be set back by the command, and writing,
  * truncating, renaming or linking a file all move it, so no per-file record
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 struct changed_walk {
     const struct pd_scan *s;

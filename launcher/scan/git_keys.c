@@ -1,16 +1,16 @@
-/* launcher/git_keys.c - the git configuration entries that make git run a
+/* launcher/scan/git_keys.c - the git configuration entries that make git run a
  * program: a shell command, a program path, a helper, a hook directory,
  * or more configuration (includes) that could hold any of these. From
  * git-config(1) and the pages it points to (git 2.4x); docs/policy.md
  * lists them with the reasons. An entry the run adds or changes in any
- * repository of the writable roots denies the run (launcher/scan_git.c):
+ * repository of the writable roots denies the run (launcher/scan/scan_git.c):
  * the user's next git command would run it outside the sandbox. */
 #include <ctype.h>
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
-#include "launcher/git_keys.h"
+#include "launcher/scan/git_keys.h"
 
 enum sub_rule {
     SUB_NONE, /* "section.key" only */

@@ -1,4 +1,4 @@
-/* launcher/scan_git.c - the post-run git check (scan_git.h).
+/* launcher/scan/scan_git.c - the post-run git check (scan_git.h).
  *
  * State is a sorted list of lines, one per thing that makes git run a
  * program, so that "added or changed" is "a line after the run that was
@@ -26,10 +26,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/git_config.h"
-#include "launcher/git_keys.h"
-#include "launcher/scan_git.h"
-#include "launcher/scan_int.h"
+#include "launcher/scan/git_config.h"
+#include "launcher/scan/git_keys.h"
+#include "launcher/scan/scan_git.h"
+#include "launcher/scan/scan_int.h"
 
 #define CONFIG_MAX    (16u << 20) /* larger configuration files are judged unreadable */
 #define INCLUDE_DEPTH 10          /* git's own limit */

@@ -1,4 +1,4 @@
-/* launcher/scan_access.c - opening what the post-run scan must read. The
+/* launcher/scan/scan_access.c - opening what the post-run scan must read. The
  * scan fails closed: a directory (or a changed file) inside a writable root
  * that its owner cannot read would hide what a run wrote there (run 1 leaves
  * src/hide at mode 0100, run 2 writes below it). The launcher runs as the
@@ -16,7 +16,7 @@
 
 #include <linux/openat2.h>
 
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 static int open_nofollow(const char *path, int flags)
 {

@@ -1,4 +1,4 @@
-/* launcher/scan_names.c - which names the post-run scan must look at
+/* launcher/scan/scan_names.c - which names the post-run scan must look at
  * closely. Asking the policy gate about every entry of a large tree costs
  * an lstat per path component; reducing each pattern to its last
  * significant component (scan_int.h explains why that loses nothing) lets
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 enum { NP_EXACT, NP_PREFIX, NP_SUFFIX, NP_GLOB };
 

@@ -1,6 +1,6 @@
-/* launcher/git_config.h - a reader for git's configuration file format, as
+/* launcher/scan/git_config.h - a reader for git's configuration file format, as
  * git itself reads it (config.c in git's sources), for the post-run git
- * check (launcher/scan_git.c):
+ * check (launcher/scan/scan_git.c):
  *
  *   [section]                 names are case-insensitive: reported lowercased
  *   [section "Sub \"q\""]     subsections are case-sensitive, \x escapes x

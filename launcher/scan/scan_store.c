@@ -1,9 +1,9 @@
-/* launcher/scan_store.c - the scan's records: one array in walk order, the
+/* launcher/scan/scan_store.c - the scan's records: one array in walk order, the
  * paths in one arena, and an open-addressing index from path to record. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 static uint64_t hash(const char *s, size_t len)
 {

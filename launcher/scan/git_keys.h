@@ -1,4 +1,4 @@
-/* launcher/git_keys.h - which git configuration entries make git run a
+/* launcher/scan/git_keys.h - which git configuration entries make git run a
  * program (the list and the reasons: docs/policy.md, "Git's own programs"). */
 #ifndef PALDRON_LAUNCHER_GIT_KEYS_H
 #define PALDRON_LAUNCHER_GIT_KEYS_H

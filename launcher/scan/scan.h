@@ -1,4 +1,4 @@
-/* launcher/scan.h - the post-run scan: what did the command leave in the
+/* launcher/scan/scan.h - the post-run scan: what did the command leave in the
  * workspace (and the writable roots outside it) that the policy forbids?
  *
  *   struct pd_scan *s = pd_scan_snapshot(ctx, degraded, &warnings);   before fork

@@ -1,4 +1,4 @@
-/* launcher/scan_entries.c - the names of one directory as one buffer
+/* launcher/scan/scan_entries.c - the names of one directory as one buffer
  * ("<type byte><name>\0" after each other), read whole before a walk
  * descends; shared by the post-run scan (scan.c), the changed-file walk
  * (scan_changed.c) and the repository walk (scan_git.c). */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 int pd_entries_add(struct pd_entries *e, unsigned char type, const char *name, size_t nlen)
 {

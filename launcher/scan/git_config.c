@@ -1,4 +1,4 @@
-/* launcher/git_config.c - git's configuration file format (git_config.h).
+/* launcher/scan/git_config.c - git's configuration file format (git_config.h).
  * Follows git's own reader (config.c: get_next_char, parse_value,
  * get_base_var, get_extended_base_var, get_value) rule for rule: a reader
  * that accepted less than git would miss an entry git obeys, one that
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/git_config.h"
+#include "launcher/scan/git_config.h"
 
 #define END (-1)
 

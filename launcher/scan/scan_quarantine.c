@@ -1,4 +1,4 @@
-/* launcher/scan_quarantine.c - the denied entries a run left in place,
+/* launcher/scan/scan_quarantine.c - the denied entries a run left in place,
  * moved out of the way after the verdict (pd_scan_quarantine, scan.h).
  *
  * The live gate refuses these writes to every dynamic program, and the
@@ -33,7 +33,7 @@
 #include <linux/openat2.h>
 
 #include "launcher/exec.h"
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 void pd_scan_note_produced(struct pd_scan *s, const char *abs)
 {

@@ -1,4 +1,4 @@
-/* launcher/scan_watch.c - the kernel's change notification for the
+/* launcher/scan/scan_watch.c - the kernel's change notification for the
  * post-run search of changed files (scan_changed.c), so that it reads the
  * directories where something happened instead of every file of the
  * writable roots.
@@ -39,7 +39,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "launcher/scan_int.h"
+#include "launcher/scan/scan_int.h"
 
 #define MAX_WATCHES 65536 /* beyond this the walk is cheaper than the kernel memory */
 #define WATCH_MASK                                                                                 \
