@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 
 #include "launcher/exec.h"
-#include "launcher/jev.h"
+#include "launcher/jev/jev.h"
 #include "launcher/launcher.h"
 
 /* A JSON string of len bytes (raw, escaped; cJSON strings stop at a NUL). */

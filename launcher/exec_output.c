@@ -11,7 +11,7 @@
 
 #include "launcher/exec.h"
 #include "launcher/exec_output.h"
-#include "launcher/jev.h"
+#include "launcher/jev/jev.h"
 #include "launcher/live.h"
 #include "launcher/outscan/outscan.h"
 

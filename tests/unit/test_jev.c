@@ -1,4 +1,4 @@
-/* tests/unit/test_jev.c - the jev verdict client (launcher/jev.h): the
+/* tests/unit/test_jev.c - the jev verdict client (launcher/jev/jev.h): the
  * decision and its messages, the request the endpoint receives (headers, JSON
  * shape, key order, truncation, UTF-8 repair, escaping), the response checks,
  * HTTP errors, timeouts and the URL and proxy rules. Every network test talks
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/jev.h"
+#include "launcher/jev/jev.h"
 
 #define STUB_SCRIPT   PALDRON_SOURCE_DIR "/tests/jev_stub.py"
 #define SUITE_TIMEOUT 60

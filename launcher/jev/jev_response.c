@@ -1,10 +1,10 @@
-/* launcher/jev_response.c - decoding of the jev response body
+/* launcher/jev/jev_response.c - decoding of the jev response body
  * {"answers":{"secret_exposure":{"noul":p},"hostile_action":{"noul":p}}}.
  * Extra fields are ignored; everything the verdict depends on is checked:
  * one JSON value and nothing after it, the expected objects, each key at most
  * once, each probability a number in [0, 1]. Anything else is an error, so a
  * garbled answer fails closed instead of reading as 0. */
-#include "launcher/jev.h"
+#include "launcher/jev/jev.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* launcher/jev_http.c - the jev transport: one HTTPS POST with libcurl.
+/* launcher/jev/jev_http.c - the jev transport: one HTTPS POST with libcurl.
  *
  * Settings: overall timeout pd_jev_timeout_ms() (10 s), connect timeout 5 s,
  * no redirects (a 3xx is an error like any status but 200), TLS peer and host
@@ -7,10 +7,10 @@
  * the original's Go client did). Plain http is accepted only for a loopback
  * host, so the bearer key and the output never cross a network in clear.
  * The response body is capped at PD_JEV_RESPONSE_MAX bytes. */
-#include "launcher/jev.h"
+#include "launcher/jev/jev.h"
 
 #include <arpa/inet.h>
-#include "launcher/curl_dl.h"
+#include "launcher/jev/curl_dl.h"
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* launcher/curl_dl.h - libcurl, loaded with dlopen the first time the jev
+/* launcher/jev/curl_dl.h - libcurl, loaded with dlopen the first time the jev
  * verdict needs it. Linking libcurl would load it and its dozen dependencies
  * (TLS, HTTP/2, LDAP, Kerberos ...) at every start of paldron, which costs
  * several times a hook call; only runs with jev_verdict = true need it. */

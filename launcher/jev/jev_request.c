@@ -1,8 +1,8 @@
-/* launcher/jev_request.c - the jev request body: a small JSON writer of our
+/* launcher/jev/jev_request.c - the jev request body: a small JSON writer of our
  * own (cJSON cannot hold NUL bytes and neither sorts keys nor escapes < > &),
  * the UTF-8 sanitiser that turns invalid input into U+FFFD, and the two
  * questions. The shape is documented in docs/jev.md. */
-#include "launcher/jev.h"
+#include "launcher/jev/jev.h"
 
 #include <errno.h>
 #include <stdint.h>

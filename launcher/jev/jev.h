@@ -1,4 +1,4 @@
-/* launcher/jev.h - the optional remote output verdict ("jev verdict"). After a
+/* launcher/jev/jev.h - the optional remote output verdict ("jev verdict"). After a
  * successful run whose local checks were clean, the launcher may ask a remote
  * model two questions about the run's (already redacted) output: does it expose
  * secrets, does it show hostile action. Each answer is a probability; at or

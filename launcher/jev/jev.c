@@ -1,7 +1,7 @@
-/* launcher/jev.c - the jev verdict: read the environment, build the request
+/* launcher/jev/jev.c - the jev verdict: read the environment, build the request
  * (jev_request.c), send it (jev_http.c), decode the answer (jev_response.c),
  * and map the result to allow / deny / warn with the original's messages. */
-#include "launcher/jev.h"
+#include "launcher/jev/jev.h"
 
 #include <math.h>
 #include <stdarg.h>

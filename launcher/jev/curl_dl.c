@@ -1,9 +1,9 @@
-/* launcher/curl_dl.c - load libcurl on first use (see curl_dl.h). */
+/* launcher/jev/curl_dl.c - load libcurl on first use (see curl_dl.h). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 
-#include "launcher/curl_dl.h"
+#include "launcher/jev/curl_dl.h"
 
 static struct pd_curl_api api;
 static char load_error[256];
