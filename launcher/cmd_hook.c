@@ -5,7 +5,7 @@
  *
  * Routing (the default, policy key hook_route): a shell call that the static
  * gate allows, or cannot judge, is allowed rewritten to run under `paldron
- * exec --routed` (launcher/hook_route.c); only what it names literally and
+ * exec --routed` (launcher/hook/hook_route.c); only what it names literally and
  * the policy denies is blocked here. Static-only mode (--no-route,
  * hook_route = false) blocks what it cannot judge and lets the rest run
  * bare, which allowed interpreters and shells make advisory: it says so. */
@@ -18,7 +18,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "launcher/hook.h"
+#include "launcher/hook/hook.h"
 #include "launcher/launcher.h"
 #include "launcher/policy_find.h"
 #include "policy/gate_agent.h"

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_hook.c - libFuzzer target for the hook input
- * (launcher/hook_input.c, hook_route.c): the PreToolUse JSON a client
+ * (launcher/hook/hook_input.c, hook_route.c): the PreToolUse JSON a client
  * (Claude Code, Codex) writes to `paldron check --hook`, taken through what
  * launcher/cmd_hook.c does with it short of printing. Built by
  * tests/fuzz/CMakeLists.txt, run by tests/fuzz/run.sh (corpus
@@ -21,7 +21,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "launcher/hook.h"
+#include "launcher/hook/hook.h"
 #include "policy/gate_agent.h"
 #include "policy/shell.h"
 

@@ -1,4 +1,4 @@
-/* launcher/hook_route.c - rewrite an allowed shell call so that the client
+/* launcher/hook/hook_route.c - rewrite an allowed shell call so that the client
  * runs it under `paldron exec --routed` (hookSpecificOutput.updatedInput,
  * which Claude Code and Codex both honour with permissionDecision "allow").
  * A hook can only read the command; static reading of a shell command is
@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "launcher/hook.h"
+#include "launcher/hook/hook.h"
 
 /* Claude Code's Bash default (2 minutes); its maximum is 10 minutes. */
 #define CLIENT_DEFAULT_TIMEOUT 120

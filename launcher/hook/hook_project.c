@@ -1,4 +1,4 @@
-/* launcher/hook_project.c - the workspace of a hook call: the project, not
+/* launcher/hook/hook_project.c - the workspace of a hook call: the project, not
  * wherever the client happens to stand. The client gives its current
  * directory (`cwd`), which is the project root or a folder in it (Claude
  * Code after a `cd`, a client started in a sub-folder, a Codex `workdir`).
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "launcher/hook.h"
+#include "launcher/hook/hook.h"
 
 int pd_hook_policy_from_git_root(const char *cwd, char *out, size_t outlen, char *why,
                                  size_t whylen)

@@ -1,4 +1,4 @@
-/* launcher/hook_input.c - read and check the PreToolUse JSON of a hook call.
+/* launcher/hook/hook_input.c - read and check the PreToolUse JSON of a hook call.
  * Two inputs are refused because the client would run something other than
  * what Paldron judged: a NUL inside the text (cJSON's strings end at it, the
  * client's do not: the command would be judged up to the NUL and run whole)
@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "launcher/hook.h"
+#include "launcher/hook/hook.h"
 
 #define HOOK_INPUT_MAX (16u << 20)
 
