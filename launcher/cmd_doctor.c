@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define MAX_FOUND          16
 #define VERSION_TIMEOUT_MS 30000

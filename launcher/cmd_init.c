@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 /* One file the run would write. */
 struct plan {

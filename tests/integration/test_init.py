@@ -29,7 +29,7 @@ PALDRON_REAL = os.path.realpath(PALDRON)
 
 
 def hook_line(policy=None, from_git_root=False, no_route=False):
-    """The hook command init writes (launcher/init_command.c)."""
+    """The hook command init writes (launcher/init/init_command.c)."""
     line = "'%s' check" % PALDRON_REAL
     line += " --policy-from-git-root" if from_git_root else " --policy '%s'" % policy
     line += " --hook"

@@ -1,5 +1,5 @@
 """`paldron init [--preset python|node|go|rust|c]`: the starter policy for a
-kind of project (launcher/init_presets.c, launcher/init_preset_policy.c).
+kind of project (launcher/init/init_presets.c, launcher/init/init_preset_policy.c).
 
 For each preset, a scratch project of that kind owned by the unprivileged
 test user gets `paldron init --preset X`, then its usual commands run under

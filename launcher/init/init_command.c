@@ -1,4 +1,4 @@
-/* launcher/init_command.c - the hook command line: the one `paldron init`
+/* launcher/init/init_command.c - the hook command line: the one `paldron init`
  * writes, and reading back one that is configured (by init, by hand, from
  * older docs) the way the client's sh will read it.
  *
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 char *pd_hook_cmd_build(const struct pd_hook_cmd_opts *o)
 {

@@ -1,4 +1,4 @@
-/* launcher/init_toml.c - reading and editing Codex's config.toml, which
+/* launcher/init/init_toml.c - reading and editing Codex's config.toml, which
  * people write by hand and Codex rewrites itself.
  *
  * Paldron's policy reader (policy/toml_*.c) knows a subset without tables;
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define MAX_DEPTH 100
 /* a statement's path as the read-only path the comparisons take */

@@ -1,4 +1,4 @@
-/* launcher/init_json.c - a JSON reader that remembers where each value is.
+/* launcher/init/init_json.c - a JSON reader that remembers where each value is.
  * `paldron init` edits settings files that people wrote and read: it
  * changes the few bytes of the hook and keeps every other byte (spacing,
  * key order, number spelling) as it was, which a parse-and-print library
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define MAX_DEPTH 200
 

@@ -1,9 +1,9 @@
-/* launcher/init_hooks.c - the Paldron hook in a client's settings file
+/* launcher/init/init_hooks.c - the Paldron hook in a client's settings file
  * (Claude Code's settings.json, Codex's hooks.json: the same shape).
  *
  * The file belongs to the user: other hooks, other keys, spacing and key
  * order stay byte for byte. The merge is a few text edits on the positions
- * launcher/init_json.c found, one step at a time (add "hooks", add
+ * launcher/init/init_json.c found, one step at a time (add "hooks", add
  * "PreToolUse", drop duplicate Paldron hooks, add or fix the one hook),
  * re-reading the text after each step; the result is read once more and
  * must hold exactly one Paldron hook with the wanted command, or nothing is
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define HOOK_TIMEOUT 30 /* seconds; a hook that runs longer lets the call run */
 #define MAX_STEPS    12

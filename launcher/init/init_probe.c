@@ -1,4 +1,4 @@
-/* launcher/init_probe.c - doctor's checks of one configured hook command.
+/* launcher/init/init_probe.c - doctor's checks of one configured hook command.
  *
  * The command is read the way the client's sh reads it (init_command.c)
  * to name what is wrong - a paldron that is not there, a relative or
@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define HOOK_RUN_TIMEOUT_MS 30000 /* the timeout init writes */
 #define SAMPLE_ECHO         "echo paldron-doctor"

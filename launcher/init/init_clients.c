@@ -1,4 +1,4 @@
-/* launcher/init_clients.c - the agent clients that init and doctor know,
+/* launcher/init/init_clients.c - the agent clients that init and doctor know,
  * where each keeps its hooks, the project they work in, and the order of
  * the command line (the client's name among the options).
  *
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 static const struct {
     const char *name, *program;

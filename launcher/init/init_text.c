@@ -1,4 +1,4 @@
-/* launcher/init_text.c - a growable text for the files and reports that
+/* launcher/init/init_text.c - a growable text for the files and reports that
  * init and doctor compose. An allocation failure is remembered (oom) and
  * turns the result into NULL, so callers check once at the end. */
 #include <stdarg.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 static bool reserve(struct pd_text *t, size_t more)
 {

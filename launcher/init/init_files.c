@@ -1,4 +1,4 @@
-/* launcher/init_files.c - reading the settings files and writing them back
+/* launcher/init/init_files.c - reading the settings files and writing them back
  * without ever leaving half a file: the new text goes to a temporary file
  * beside the old one, which is renamed over it (a client reading the file
  * at that moment sees the old or the new one, whole). A settings file that
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define MAX_FILE (16u << 20)
 

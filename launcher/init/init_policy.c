@@ -1,8 +1,8 @@
-/* launcher/init_policy.c - the starter .paldron.toml that `paldron init`
+/* launcher/init/init_policy.c - the starter .paldron.toml that `paldron init`
  * writes when a project has none: the README's policy, each key explained
  * where a user will look for it first - in the file. test_init.py checks
  * that it loads and that its values are the README's. */
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 static const char starter[] =
     "# .paldron.toml - what an AI agent may do in this project, enforced by Paldron.\n"

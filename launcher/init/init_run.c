@@ -1,4 +1,4 @@
-/* launcher/init_run.c - run a program for init and doctor: `claude
+/* launcher/init/init_run.c - run a program for init and doctor: `claude
  * --version`, the configured hook command under `sh -c` with a sample
  * payload on stdin, `codex app-server` answering JSON-RPC. Its output is
  * captured, and a deadline ends it (and every process it started: it runs
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define CAPTURE_MAX (4u << 20)
 #define GRACE_MS    3000 /* after stdin is closed or the deadline passed */

@@ -1,4 +1,4 @@
-/* launcher/init_codex.c - what Codex sees and trusts, asked from Codex.
+/* launcher/init/init_codex.c - what Codex sees and trusts, asked from Codex.
  *
  * Codex runs a hook only when it trusts it: the project must be trusted
  * ([projects."<dir>"] trust_level = "trusted" in config.toml) for its
@@ -21,7 +21,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define APP_SERVER_TIMEOUT_MS 60000
 

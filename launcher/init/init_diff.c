@@ -1,4 +1,4 @@
-/* launcher/init_diff.c - the unified diff that `paldron init --dry-run`
+/* launcher/init/init_diff.c - the unified diff that `paldron init --dry-run`
  * prints for every file it would write (the format of `diff -u`: three
  * lines of context, "\ No newline at end of file" where one is missing).
  *
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define CONTEXT   3
 #define LCS_CELLS (4u << 20) /* the largest middle compared line by line */

@@ -1,4 +1,4 @@
-/* launcher/init_presets.c - the kinds of projects `paldron init --preset`
+/* launcher/init/init_presets.c - the kinds of projects `paldron init --preset`
  * knows, and how a project's kind is told from its files.
  *
  * Each preset is what that kind of project needs so that its usual commands
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 /* The programs an agent's everyday shell calls use besides the toolchain:
  * reading and searching the project, git. */

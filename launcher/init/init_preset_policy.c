@@ -1,4 +1,4 @@
-/* launcher/init_preset_policy.c - the .paldron.toml that `paldron init`
+/* launcher/init/init_preset_policy.c - the .paldron.toml that `paldron init`
  * writes for one project from its preset (init_presets.c): every key with
  * the comment that says why it holds what it holds, where a user looks
  * first - in the file.
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "launcher/exec.h" /* pd_exec_tool_home */
-#include "launcher/init.h"
+#include "launcher/init/init.h"
 
 #define MAX_ENTRIES 64
 #define LINE_WIDTH  92 /* an array longer than this is written one line per few entries */
