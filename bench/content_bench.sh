@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/content_bench.sh - what the content scan of changed files
-# (launcher/exec_content.c, issue 10 item 7) adds to a run that writes
+# (launcher/exec/exec_content.c, issue 10 item 7) adds to a run that writes
 # 100 MB: 100 files of 1 MiB of base64 text in src/ (the writable root),
 # `paldron exec` with output_scan = true (content scan on, .env's values
 # known) against the same run with output_scan = false (content scan off),

@@ -3,7 +3,7 @@
 # warm bare `go build` (issue 11: at most 1.3x), alternating in one run
 # (bench/ratio). Both sides build the same module with their own warm cache:
 # bare uses the user's GOCACHE, exec the workspace's persistent cache folder
-# (launcher/exec_cache.c); a warm-up pair fills both first. Runs as the
+# (launcher/exec/exec_cache.c); a warm-up pair fills both first. Runs as the
 # unprivileged user paldron-test when started as root.
 # Usage: bench/go_bench.sh [BUILD_DIR] [RUNS]
 set -eu

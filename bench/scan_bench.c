@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/rundir.h"
+#include "launcher/exec/rundir.h"
 #include "launcher/scan/scan.h"
 
 static double now_ms(void)

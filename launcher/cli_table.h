@@ -78,7 +78,7 @@ extern const size_t pd_nsubcommands;
 const struct pd_subcommand *pd_subcommand_find(const char *name);
 
 /* Commands paldron runs itself (`paldron __sandbox FD`, `paldron __probe
- * FD`: exec under valgrind, launcher/exec_valgrind.c). Not in
+ * FD`: exec under valgrind, launcher/exec/exec_valgrind.c). Not in
  * pd_subcommands, so that no help, man page, completion or suggestion names
  * them; main dispatches them before anything else, with their arguments
  * unparsed (argv after the command word). */

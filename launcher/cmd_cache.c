@@ -1,5 +1,5 @@
 /* launcher/cmd_cache.c - `paldron cache`: the persistent cache folders of
- * `paldron exec` (launcher/exec_cache.c).
+ * `paldron exec` (launcher/exec/exec_cache.c).
  *   paldron cache path          print the current workspace's folder
  *   paldron cache clean         remove the current workspace's folder
  *   paldron cache clean --all   remove every workspace's folder
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/exec.h"
+#include "launcher/exec/exec.h"
 #include "launcher/launcher.h"
 
 /* Remove everything in the directory dirfd (closed here). */

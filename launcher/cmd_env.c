@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/exec.h"
-#include "launcher/host_mounts.h"
+#include "launcher/exec/exec.h"
+#include "launcher/exec/host_mounts.h"
 #include "launcher/launcher.h"
-#include "launcher/preload_path.h"
+#include "launcher/exec/preload_path.h"
 #include "policy/compiled_image.h"
 
 /* Print s single-quoted for sh. */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/exec.h"
+#include "launcher/exec/exec.h"
 #include "launcher/launcher.h"
 
 /* Options that cannot go together, and --stream with a policy whose remote

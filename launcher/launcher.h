@@ -27,7 +27,7 @@ struct pd_cli {
     const char *op;        /* --op OP (explain) */
     long long timeout;     /* --timeout SEC (exec), 0 = from the policy */
     const char *workspace; /* --workspace DIR (exec, check): the project; cwd lies in it */
-    bool routed;           /* --routed (exec): a hook-routed shell call (launcher/exec_routed.c) */
+    bool routed;           /* --routed (exec): a hook-routed shell call (launcher/exec/exec_routed.c) */
     bool no_route;         /* --no-route (check --hook): static gate only */
     bool policy_from_git_root; /* --policy-from-git-root (check --hook, init) */
     const char *project;       /* --project DIR (init, doctor) */
@@ -62,7 +62,7 @@ void pd_command_usage(const char *sub, bool to_stdout);
  * by `check` only then. */
 bool pd_isolation_available(void);
 /* pd_platform_probe, or under valgrind the same probe made natively by
- * `paldron __probe` (launcher/exec_valgrind.c): valgrind knows neither the
+ * `paldron __probe` (launcher/exec/exec_valgrind.c): valgrind knows neither the
  * Landlock system calls nor seccomp(2). */
 void pd_exec_platform_probe(struct pd_platform_info *info);
 int pd_cmd_check(const struct pd_cli *cli);

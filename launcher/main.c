@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "launcher/cli_table.h"
-#include "launcher/exec.h"
+#include "launcher/exec/exec.h"
 #include "launcher/launcher.h"
 
 /* An option before the command: only --help and --version are known there. */

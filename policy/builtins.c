@@ -6,7 +6,7 @@
  * unprotect_paths removes entries of it, allow_secrets lifts the first for
  * named paths (policy/gate_path.c).
  * "~/" patterns name files of the home: exec masks those that exist
- * (launcher/exec_ns.c), the live gate and the static gates judge them all. */
+ * (launcher/exec/exec_ns.c), the live gate and the static gates judge them all. */
 #include <stddef.h>
 #include <string.h>
 
@@ -54,7 +54,7 @@ bool pd_is_builtin_protected(const char *pattern)
 }
 
 /* Folders readable without read_paths: the ones a toolchain needs, which
- * the kernel layers grant for reading in every run (launcher/exec_sandbox.c). */
+ * the kernel layers grant for reading in every run (launcher/exec/exec_sandbox.c). */
 const char *const pd_system_read_dirs[] = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
                                            "/lib64", "/libx32", "/etc",  "/opt", NULL};
 

@@ -31,7 +31,7 @@
  * bare (a child started with close_fds lists its fds). A program that has
  * used up its descriptors before its first refusal cannot open it; its
  * call is still refused and the fallback line on stderr is counted by the
- * launcher as the denial (launcher/live.c).
+ * launcher as the denial (launcher/exec/live.c).
  *
  * Descriptor + 1 in the low half, the socket's inode number in the high
  * half (sockfs numbers are 32-bit, get_next_ino), one word so that racing

@@ -26,7 +26,7 @@ struct pd_event {
  * launcher, no descriptor left, a launcher that does not read - print it
  * on stderr if print_fallback (paldron: deny: <program> <op> <path>
  * (<reason> <pattern>) [live]): the launcher counts that line in the
- * captured stderr as a denial (launcher/live.h). The call is refused
+ * captured stderr as a denial (launcher/exec/live.h). The call is refused
  * either way. */
 void pd_emit(const struct pd_state *s, const struct pd_event *ev, bool print_fallback);
 /* (s may be NULL when there is no state yet: the policy could not be

@@ -1,7 +1,7 @@
 /* preload/exec_script.h - a "#!" script inside a writable root, started as
  * the kernel would start it: its interpreter, with the script as argument.
  *
- * Why: with allow_binaries set, the kernel floor (launcher/exec_sandbox.c)
+ * Why: with allow_binaries set, the kernel floor (launcher/exec/exec_sandbox.c)
  * grants no execution in a writable root that holds no allowed program, so
  * execve of src/run.sh fails with EACCES even when the live gate allowed it
  * (a script is judged by its interpreter). The interpreter is an allowed

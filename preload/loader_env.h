@@ -16,7 +16,7 @@
  * docs/preload.md gives the reason for each.
  *
  * Shared by the preload (every doctored environment) and the launcher
- * (launcher/exec_env.c, the command's own environment). Header only: no
+ * (launcher/exec/exec_env.c, the command's own environment). Header only: no
  * allocation, safe in any context. */
 #ifndef PALDRON_PRELOAD_LOADER_ENV_H
 #define PALDRON_PRELOAD_LOADER_ENV_H

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/exec.h" /* pd_exec_tool_home */
+#include "launcher/exec/exec.h" /* pd_exec_tool_home */
 #include "launcher/init/init.h"
 
 #define MAX_ENTRIES 64

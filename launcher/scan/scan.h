@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "launcher/exec_findings.h"
+#include "launcher/exec/exec_findings.h"
 #include "policy/policy.h"
 
 struct pd_scan;

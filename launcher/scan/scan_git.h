@@ -25,7 +25,7 @@
 #ifndef PALDRON_LAUNCHER_SCAN_GIT_H
 #define PALDRON_LAUNCHER_SCAN_GIT_H
 
-#include "launcher/exec_findings.h"
+#include "launcher/exec/exec_findings.h"
 #include "launcher/scan/scan.h"
 #include "policy/policy.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "launcher/exec_findings.h"
+#include "launcher/exec/exec_findings.h"
 #include "launcher/scan/scan.h"
 #include "policy/policy.h"
 

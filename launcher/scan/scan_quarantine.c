@@ -32,7 +32,7 @@
 
 #include <linux/openat2.h>
 
-#include "launcher/exec.h"
+#include "launcher/exec/exec.h"
 #include "launcher/scan/scan_int.h"
 
 void pd_scan_note_produced(struct pd_scan *s, const char *abs)

@@ -54,7 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/exec.h"
+#include "launcher/exec/exec.h"
 #include "launcher/launcher.h"
 #include "launcher/scan/scan_int.h"
 

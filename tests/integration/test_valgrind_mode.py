@@ -1,4 +1,4 @@
-"""`paldron exec` with the launcher under valgrind (launcher/exec_valgrind.c,
+"""`paldron exec` with the launcher under valgrind (launcher/exec/exec_valgrind.c,
 tests/valgrind/run.sh): valgrind knows neither Landlock nor seccomp, so the
 platform probe and the child's last step are made by the launcher's own
 binary run natively (`paldron __probe FD`, `paldron __sandbox FD`). Proven

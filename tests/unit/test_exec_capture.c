@@ -1,4 +1,4 @@
-/* tests/unit/test_exec_capture.c - one captured stream (launcher/exec_capture.c):
+/* tests/unit/test_exec_capture.c - one captured stream (launcher/exec/exec_capture.c):
  * the first PD_CAPTURE_HEAD bytes and the last ones up to PD_CAPTURE_MAX, cut
  * between lines when a newline is near, with the exact count of what was
  * dropped, whatever the sizes of the pieces that came. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/exec.h"
+#include "launcher/exec/exec.h"
 
 /* n bytes of numbered lines ("%07zu\n": 8 bytes each), or of 'x' with lines=false. */
 static char *make(size_t n, bool lines)

@@ -1,7 +1,7 @@
 /* tests/unit/test_exec_env.c - the pieces of `paldron exec` that need no
- * child process: the command's environment (launcher/exec_env.c), the
- * findings list (launcher/exec_findings.c) and the sandbox spec
- * (launcher/exec_sandbox.c). The runs themselves are proven by
+ * child process: the command's environment (launcher/exec/exec_env.c), the
+ * findings list (launcher/exec/exec_findings.c) and the sandbox spec
+ * (launcher/exec/exec_sandbox.c). The runs themselves are proven by
  * tests/integration/test_exec_*.py. */
 #include <criterion/criterion.h>
 
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "launcher/exec.h"
+#include "launcher/exec/exec.h"
 #include "policy/toml_lex.h"
 
 static const char *get(char **env, const char *name)

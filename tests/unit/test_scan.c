@@ -1,7 +1,7 @@
 /* tests/unit/test_scan.c - the post-run scan (launcher/scan/scan.h): a real tree
  * in a temporary directory, a snapshot, the mutations a command could make,
  * and the findings the compare must (and must not) report. Also the run
- * directory's careful removal (launcher/rundir.h). */
+ * directory's careful removal (launcher/exec/rundir.h). */
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/rundir.h"
+#include "launcher/exec/rundir.h"
 #include "launcher/scan/scan.h"
 
 /* Test paths are short; PATH_MAX buffers are plenty. */

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/rundir.h"
+#include "launcher/exec/rundir.h"
 #include "launcher/scan/scan.h"
 
 static char base[] = "/tmp/paldron-scanchg-XXXXXX";

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/exec.h"
-#include "launcher/rundir.h"
+#include "launcher/exec/exec.h"
+#include "launcher/exec/rundir.h"
 #include "launcher/scan/scan.h"
 
 #if defined(__GNUC__) && !defined(__clang__)

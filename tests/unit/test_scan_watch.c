@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/rundir.h"
+#include "launcher/exec/rundir.h"
 #include "launcher/scan/scan.h"
 #include "launcher/scan/scan_int.h"
 

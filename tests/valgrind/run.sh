@@ -7,7 +7,7 @@
 # has an error or a definite leak.
 #
 # Under valgrind the kernel layers are applied by the launcher's own binary
-# run natively (launcher/exec_valgrind.c: `paldron __probe`, `paldron
+# run natively (launcher/exec/exec_valgrind.c: `paldron __probe`, `paldron
 # __sandbox`): valgrind checks the launcher; the command and its live gate
 # run natively, as they always do.
 #
