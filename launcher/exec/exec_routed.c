@@ -1,5 +1,5 @@
 /* launcher/exec/exec_routed.c - `paldron exec --routed -- 'COMMAND'`: the run of
- * an agent's shell call that the PreToolUse hook rewrote (launcher/cmd_hook.c).
+ * an agent's shell call that the PreToolUse hook rewrote (launcher/cli/cmd_hook.c).
  * The model must see what it would have seen bare: the command's own stdout,
  * stderr and exit status, plus Paldron's deny lines on stderr. So the result
  * is not the original's block but the streams themselves.

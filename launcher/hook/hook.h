@@ -1,4 +1,4 @@
-/* launcher/hook/hook.h - the parts of `paldron check --hook` (launcher/cmd_hook.c):
+/* launcher/hook/hook.h - the parts of `paldron check --hook` (launcher/cli/cmd_hook.c):
  * reading the client's JSON, finding the project, routing a shell call. */
 #ifndef PALDRON_HOOK_H
 #define PALDRON_HOOK_H

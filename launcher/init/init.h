@@ -1,5 +1,5 @@
-/* launcher/init/init.h - the parts of `paldron init` (launcher/cmd_init.c) and
- * `paldron doctor` (launcher/cmd_doctor.c): where each client keeps its hook,
+/* launcher/init/init.h - the parts of `paldron init` (launcher/cli/cmd_init.c) and
+ * `paldron doctor` (launcher/cli/cmd_doctor.c): where each client keeps its hook,
  * the hook command line, editing JSON and TOML files written by people
  * without reformatting them, asking Codex what it trusts, diffs, running a
  * program with a deadline.

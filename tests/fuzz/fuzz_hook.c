@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_hook.c - libFuzzer target for the hook input
  * (launcher/hook/hook_input.c, hook_route.c): the PreToolUse JSON a client
  * (Claude Code, Codex) writes to `paldron check --hook`, taken through what
- * launcher/cmd_hook.c does with it short of printing. Built by
+ * launcher/cli/cmd_hook.c does with it short of printing. Built by
  * tests/fuzz/CMakeLists.txt, run by tests/fuzz/run.sh (corpus
  * tests/fuzz/corpus/hook: the payloads of tests/data/hook_payloads.json,
  * dictionary tests/fuzz/hook.dict).

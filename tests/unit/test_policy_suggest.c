@@ -23,7 +23,7 @@ static const char *const commands[] = {"check",      "exec",  "schema", "explain
                                        "completion", "help",  "version"};
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* option names as launcher/cli.c compares them: without the leading "--" */
+/* option names as launcher/cli/cli.c compares them: without the leading "--" */
 static const char *const options[] = {"policy",    "no-policy",   "json",  "stream",
                                       "workspace", "timeout",     "audit", "log",
                                       "routed",    "interactive", "help"};

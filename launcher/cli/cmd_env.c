@@ -1,4 +1,4 @@
-/* launcher/cmd_env.c - `paldron env`: shell lines that load the live gate
+/* launcher/cli/cmd_env.c - `paldron env`: shell lines that load the live gate
  * (the preload library, with this policy) into whatever is started next:
  *   eval "$(paldron env --policy p.toml)"
  * The live gate only: no kernel isolation, no post-run scan, nothing for

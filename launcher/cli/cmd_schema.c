@@ -1,4 +1,4 @@
-/* launcher/cmd_schema.c - `paldron schema`: print a built-in tool schema. */
+/* launcher/cli/cmd_schema.c - `paldron schema`: print a built-in tool schema. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

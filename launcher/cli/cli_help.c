@@ -1,11 +1,11 @@
-/* launcher/cli_help.c - the subcommand half of the CLI table (usage lines,
+/* launcher/cli/cli_help.c - the subcommand half of the CLI table (usage lines,
  * descriptions, dispatch) and the --help it renders: `paldron --help`,
  * `paldron help [COMMAND]`, `paldron COMMAND --help`. The option half and
- * the parser are in cli.c; launcher/cli_table.h says how the two fit. */
+ * the parser are in cli.c; launcher/cli/cli_table.h says how the two fit. */
 #include <stdio.h>
 #include <string.h>
 
-#include "launcher/cli_table.h"
+#include "launcher/cli/cli_table.h"
 #include "launcher/launcher.h"
 
 /* The width --help wraps at: a usual terminal, one column spare. */

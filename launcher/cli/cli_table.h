@@ -1,4 +1,4 @@
-/* launcher/cli_table.h - the one table of paldron's subcommands and options.
+/* launcher/cli/cli_table.h - the one table of paldron's subcommands and options.
  * The option parser (cli.c), every --help and the command list (cli_help.c),
  * the man page paldron(1) (man.c) and the bash and zsh completion scripts
  * (completion.c) are all generated from it, so that what the help shows is

@@ -1,4 +1,4 @@
-/* launcher/cmd_exec.c - `paldron exec`: options, then exec_run.c. */
+/* launcher/cli/cmd_exec.c - `paldron exec`: options, then exec_run.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

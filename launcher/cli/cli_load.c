@@ -1,4 +1,4 @@
-/* launcher/cli_load.c - the policy of a subcommand: --policy FILE, else the
+/* launcher/cli/cli_load.c - the policy of a subcommand: --policy FILE, else the
  * discovered .paldron.toml (policy_find.c), else the built-in defaults
  * (--no-policy skips discovery), bound to the workspace: --workspace DIR,
  * else the folder of a discovered policy, else the working directory. A
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
-#include "launcher/policy_find.h"
+#include "launcher/cli/policy_find.h"
 #include "policy/toml_lex.h"
 
 /* The keys that weaken a built-in rule say so on every run. */

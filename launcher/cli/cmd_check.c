@@ -1,4 +1,4 @@
-/* launcher/cmd_check.c - `paldron check`: judge one tool call before it runs. */
+/* launcher/cli/cmd_check.c - `paldron check`: judge one tool call before it runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* launcher/cmd_doctor.c - `paldron doctor [claude-code|codex]`: check an
+/* launcher/cli/cmd_doctor.c - `paldron doctor [claude-code|codex]`: check an
  * installation end to end, without a model.
  *
  * For each client: its version; every Paldron hook in its settings (user

@@ -1,9 +1,9 @@
-/* launcher/main.c - the paldron command: dispatch to a subcommand of the
- * CLI table (launcher/cli_table.h), which also answers every --help. */
+/* launcher/cli/main.c - the paldron command: dispatch to a subcommand of the
+ * CLI table (launcher/cli/cli_table.h), which also answers every --help. */
 #include <stdio.h>
 #include <string.h>
 
-#include "launcher/cli_table.h"
+#include "launcher/cli/cli_table.h"
 #include "launcher/exec/exec.h"
 #include "launcher/launcher.h"
 

@@ -1,4 +1,4 @@
-/* launcher/policy_find.c - which .paldron.toml a command uses when no
+/* launcher/cli/policy_find.c - which .paldron.toml a command uses when no
  * --policy names one, and which workspaces are too wide to be one.
  *
  * Discovery looks in the working directory, then in each parent up to and
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/policy_find.h"
+#include "launcher/cli/policy_find.h"
 
 #define POLICY_NAME ".paldron.toml"
 

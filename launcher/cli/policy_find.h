@@ -1,5 +1,5 @@
-/* launcher/policy_find.h - policy discovery and workspace sanity
- * (launcher/policy_find.c). */
+/* launcher/cli/policy_find.h - policy discovery and workspace sanity
+ * (launcher/cli/policy_find.c). */
 #ifndef PALDRON_POLICY_FIND_H
 #define PALDRON_POLICY_FIND_H
 

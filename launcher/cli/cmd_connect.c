@@ -1,4 +1,4 @@
-/* launcher/cmd_connect.c - `paldron connect HOST PORT`: a tunnel through
+/* launcher/cli/cmd_connect.c - `paldron connect HOST PORT`: a tunnel through
  * the run's proxy of allow_hosts (net_proxy.h) between stdin/stdout and
  * HOST:PORT, for ssh's ProxyCommand (the run's GIT_SSH_COMMAND). It runs
  * inside the run, as any program there does; the proxy judges the target

@@ -1,7 +1,7 @@
-/* launcher/cli.c - the option table and the option scanner shared by the
+/* launcher/cli/cli.c - the option table and the option scanner shared by the
  * subcommands. Options are recognised up to the first positional or "--";
  * everything after belongs to the command or the tool call. The table
- * (launcher/cli_table.h) also drives every --help, the man page and the
+ * (launcher/cli/cli_table.h) also drives every --help, the man page and the
  * completion scripts: an option exists once, here. */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/cli_table.h"
+#include "launcher/cli/cli_table.h"
 #include "launcher/launcher.h"
 #include "platform/platform.h"
 

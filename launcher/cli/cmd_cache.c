@@ -1,4 +1,4 @@
-/* launcher/cmd_cache.c - `paldron cache`: the persistent cache folders of
+/* launcher/cli/cmd_cache.c - `paldron cache`: the persistent cache folders of
  * `paldron exec` (launcher/exec/exec_cache.c).
  *   paldron cache path          print the current workspace's folder
  *   paldron cache clean         remove the current workspace's folder

@@ -1,4 +1,4 @@
-/* launcher/version.c - the version string stamped at build time
+/* launcher/cli/version.c - the version string stamped at build time
  * (cmake/version.cmake: the project's version and git describe). */
 #include "launcher/launcher.h"
 #include "paldron_version.h"

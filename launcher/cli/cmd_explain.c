@@ -1,4 +1,4 @@
-/* launcher/cmd_explain.c - `paldron explain`: the decision and the rule that
+/* launcher/cli/cmd_explain.c - `paldron explain`: the decision and the rule that
  * made it, for a path or a command, without running anything. As text (one
  * line per decision), or with --json as one object on stdout:
  *   {"policy": FILE|null, "kind": "path"|"command"|"shell", "subject": ...,

@@ -1,4 +1,4 @@
-/* launcher/cmd_hook.c - `paldron check --hook`: a PreToolUse hook for Claude
+/* launcher/cli/cmd_hook.c - `paldron check --hook`: a PreToolUse hook for Claude
  * Code and Codex. One JSON object on stdin; exit 2 blocks the call and feeds
  * stderr to the model. Every other non-zero code lets the call proceed, so in
  * hook mode every failure of Paldron itself is a deny (exit 2), never 1.
@@ -20,7 +20,7 @@
 
 #include "launcher/hook/hook.h"
 #include "launcher/launcher.h"
-#include "launcher/policy_find.h"
+#include "launcher/cli/policy_find.h"
 #include "policy/gate_agent.h"
 #include "policy/shell_programs.h"
 

@@ -1,4 +1,4 @@
-/* launcher/cmd_init.c - `paldron init`: a starter policy for the project,
+/* launcher/cli/cmd_init.c - `paldron init`: a starter policy for the project,
  * and with a client named, `paldron init claude-code|codex`, the hook set up
  * the way the real clients need it (issue 13, tests/clients/README.md).
  *
