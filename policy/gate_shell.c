@@ -1,5 +1,5 @@
 /* policy/gate_shell.c - judge a shell command string (an agent's Bash tool
- * call) before it runs, from its parse alone (policy/shell.h).
+ * call) before it runs, from its parse alone (policy/shell/shell.h).
  *
  * Three outcomes (policy.h, pd_gate_shell): a literal deny (something the
  * command names in plain text is denied: a program, the network, a path
@@ -20,8 +20,8 @@
 
 #include "policy/hosts.h"
 #include "policy/policy.h"
-#include "policy/shell.h"
-#include "policy/shell_judge.h"
+#include "policy/shell/shell.h"
+#include "policy/shell/shell_judge.h"
 
 static const char *base_name(const char *s)
 {

@@ -16,7 +16,7 @@
 #include "policy/gate_agent.h"
 #include "policy/hosts.h"
 #include "policy/policy.h"
-#include "policy/shell_words.h"
+#include "policy/shell/shell_words.h"
 #include "policy/toml_lex.h"
 #include "policy/tools.h"
 

@@ -381,7 +381,7 @@ void pd_gate_argv(const struct pd_ctx *c, int argc, char *const argv[], struct p
                   bool *missing);
 
 /* A shell command string (an agent's Bash call), parsed with pd_sh_parse
- * and judged program by program (policy/shell_programs.c: which arguments
+ * and judged program by program (policy/shell/shell_programs.c: which arguments
  * are paths read or written, which are data, which run other programs).
  * Three outcomes: a literal deny (a program outside allow_binaries, sudo
  * or doas, a wrapper that is not allowed, the network when allow_network

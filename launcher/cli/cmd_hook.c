@@ -22,7 +22,7 @@
 #include "launcher/launcher.h"
 #include "launcher/cli/policy_find.h"
 #include "policy/gate_agent.h"
-#include "policy/shell_programs.h"
+#include "policy/shell/shell_programs.h"
 
 static void print_decision(const char *decision, const char *reason)
 {

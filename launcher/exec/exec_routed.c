@@ -21,7 +21,7 @@
 
 #include "launcher/exec/exec.h"
 #include "launcher/launcher.h"
-#include "policy/shell.h"
+#include "policy/shell/shell.h"
 
 /* Names bash runs itself (`compgen -b -k`): a direct exec of /usr/bin/echo
  * or /usr/bin/test would not behave as the builtin does (echo --help). */

@@ -23,7 +23,7 @@
 
 #include "launcher/hook/hook.h"
 #include "policy/gate_agent.h"
-#include "policy/shell.h"
+#include "policy/shell/shell.h"
 
 static struct fz_ctx ctx;
 

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_shell.c - libFuzzer target for the shell parser
- * (policy/shell_parse.c, shell_lex.c, shell_words.c ...) and the static
+ * (policy/shell/shell_parse.c, shell_lex.c, shell_words.c ...) and the static
  * shell gate on top of it (policy/gate_shell.c, shell_judge ...). Built by
  * tests/fuzz/CMakeLists.txt, run by tests/fuzz/run.sh (corpus
  * tests/fuzz/corpus/shell: the commands of tests/data/shell_commands.tsv,
@@ -17,7 +17,7 @@
  *     is never allowed (fail closed). */
 #include "tests/fuzz/fuzz_common.h"
 
-#include "policy/shell.h"
+#include "policy/shell/shell.h"
 
 static struct fz_ctx ctxs[FZ_NPOLICIES * 2];
 

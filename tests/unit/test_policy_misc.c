@@ -1,5 +1,5 @@
 /* tests/unit/test_policy_misc.c - the policy library's internals that have
- * public headers: pd_shell_words (policy/shell_words.h), pd_toml_split,
+ * public headers: pd_shell_words (policy/shell/shell_words.h), pd_toml_split,
  * pd_toml_value, pd_toml_type_name and pd_strv_push / pd_strv_free
  * (policy/toml_lex.h). */
 #include <criterion/criterion.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
-#include "policy/shell_words.h"
+#include "policy/shell/shell_words.h"
 #include "policy/toml_lex.h"
 #include "test_policy_fixture.h"
 

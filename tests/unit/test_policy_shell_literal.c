@@ -5,8 +5,8 @@
  * the real parser. */
 #include <criterion/criterion.h>
 
-#include "policy/shell.h"
-#include "policy/shell_judge.h"
+#include "policy/shell/shell.h"
+#include "policy/shell/shell_judge.h"
 
 /* The SJX_* bits of the last word of the first command of src. */
 static unsigned kind_of(const char *src)

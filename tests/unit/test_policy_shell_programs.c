@@ -9,7 +9,7 @@
 
 #include "policy/hosts.h"
 #include "policy/policy.h"
-#include "policy/shell_programs.h"
+#include "policy/shell/shell_programs.h"
 #include "test_policy_fixture.h"
 
 static char ws[PD_PATH_MAX], home[PD_PATH_MAX];

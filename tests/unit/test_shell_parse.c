@@ -1,4 +1,4 @@
-/* tests/unit/test_shell_parse.c - policy/shell.h: the table of agent commands
+/* tests/unit/test_shell_parse.c - policy/shell/shell.h: the table of agent commands
  * in tests/data/shell_commands.tsv (format described in its header), then
  * targeted tests for quoting, here-documents, wrappers, sh -c / eval bodies,
  * pipes and background, limits, error reporting, robustness and size. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/shell.h"
+#include "policy/shell/shell.h"
 
 /* ---- a growable string for rendering ------------------------------------ */
 

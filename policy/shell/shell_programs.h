@@ -1,6 +1,6 @@
-/* policy/shell_programs.h - what the per-program table of the shell gate
- * (policy/shell_programs.c, with the interpreter families of
- * policy/shell_interp.c) knows that other parts of Paldron use.
+/* policy/shell/shell_programs.h - what the per-program table of the shell gate
+ * (policy/shell/shell_programs.c, with the interpreter families of
+ * policy/shell/shell_interp.c) knows that other parts of Paldron use.
  *
  * The table itself says, for the programs an agent runs most, which of
  * their arguments are paths read or written, which are data (patterns,

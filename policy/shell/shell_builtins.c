@@ -1,4 +1,4 @@
-/* policy/shell_builtins.c - bash's builtins, assignments, [[ ]] and (( )):
+/* policy/shell/shell_builtins.c - bash's builtins, assignments, [[ ]] and (( )):
  * where bash turns data into code, or changes what later words mean.
  *
  * Unjudged (fail closed) are: printf -v and read (they assign values made
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 static const char *const builtins[] = {
     "cd",        "echo",    "printf",   "export",  "unset",    "set",    "shift",   "true",

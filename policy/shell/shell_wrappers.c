@@ -1,4 +1,4 @@
-/* policy/shell_wrappers.c - which word of a simple command is the program
+/* policy/shell/shell_wrappers.c - which word of a simple command is the program
  * that really runs (skipping env, sudo, nice, timeout, xargs, ... with their
  * options), and the bodies such programs run as shell code: sh -c BODY,
  * eval ARGS, trap BODY SIGNAL.. . Table driven; words are never expanded: a
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/shell_internal.h"
+#include "policy/shell/shell_internal.h"
 
 #define DYN_FLAGS   (PD_SH_W_EXPANSION | PD_SH_W_GLOB | PD_SH_W_BRACE | PD_SH_W_SPLIT)
 #define SHIFT_FLAGS (PD_SH_W_SPLIT | PD_SH_W_GLOB | PD_SH_W_BRACE)

@@ -1,4 +1,4 @@
-/* policy/shell_find.c - find: the start paths before the first expression
+/* policy/shell/shell_find.c - find: the start paths before the first expression
  * are read (none: the implied "."), patterns of -name and kin are not
  * paths, -newer and kin read a file, -fprint and kin write one, -delete
  * removes what it finds (unjudged), and -exec, -execdir, -ok and -okdir
@@ -7,7 +7,7 @@
  * stands for the names), and the command is unjudged. */
 #include <string.h>
 
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 static bool in(const char *const *list, const char *s)
 {

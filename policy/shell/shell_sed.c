@@ -1,4 +1,4 @@
-/* policy/shell_sed.c - sed: the script is not a path; the files it names
+/* policy/shell/shell_sed.c - sed: the script is not a path; the files it names
  * are. The first operand is the script unless -e/--expression or
  * -f/--file gave it; the other operands are files read, or written with
  * -i/--in-place (and a backup named with the suffix). -f FILE is read and
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 struct sed {
     struct sh_judge *j;

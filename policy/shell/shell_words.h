@@ -1,4 +1,4 @@
-/* policy/shell_words.h - sh word splitting for one simple command. */
+/* policy/shell/shell_words.h - sh word splitting for one simple command. */
 #ifndef PALDRON_SHELL_WORDS_H
 #define PALDRON_SHELL_WORDS_H
 

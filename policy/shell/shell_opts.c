@@ -1,4 +1,4 @@
-/* policy/shell_opts.c - walk a program's words the way getopt_long does:
+/* policy/shell/shell_opts.c - walk a program's words the way getopt_long does:
  * short clusters (-abc, -ofile, -o file), long options (--out=f, --out f,
  * unambiguous prefixes as GNU getopt and git accept them), `--`, and the
  * options the program names with a single dash and several letters
@@ -12,7 +12,7 @@
  * sj_opt). */
 #include <string.h>
 
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 /* Kinds whose option takes an argument. */
 static bool takes_arg(char kind)

@@ -1,4 +1,4 @@
-/* policy/shell_cwd.c - the directories a command's words may be relative
+/* policy/shell/shell_cwd.c - the directories a command's words may be relative
  * to. The parser flattens the script, so whether a `cd` ran before a word
  * (its branch, a failed cd, a subshell, a loop) is lost. The gate keeps
  * a set instead: it starts with the base directory, and every literal
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 bool sj_cwd_add(struct sj_cwds *set, const char *dir)
 {

@@ -1,4 +1,4 @@
-/* policy/shell_archive.c - programs that write names found in their input:
+/* policy/shell/shell_archive.c - programs that write names found in their input:
  * tar, unzip, zip, cpio and patch.
  *
  * tar: -f FILE is written when the archive is made (c, r, u, A, --delete)
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "policy/hosts.h"
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 #define MAX_OPS 64
 

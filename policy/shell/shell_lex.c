@@ -1,4 +1,4 @@
-/* policy/shell_lex.c - the word level of the shell parser: blanks, comments,
+/* policy/shell/shell_lex.c - the word level of the shell parser: blanks, comments,
  * quoting ('..' ".." $'..' $"..", backslashes), parameter expansions,
  * arithmetic, command and process substitutions inside words (handed to the
  * grammar in shell_parse.c), here-document delimiters and bodies.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/shell_internal.h"
+#include "policy/shell/shell_internal.h"
 
 /* ---- characters --------------------------------------------------------- */
 

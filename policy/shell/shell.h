@@ -1,4 +1,4 @@
-/* policy/shell.h - static parser for the shell command strings agents run.
+/* policy/shell/shell.h - static parser for the shell command strings agents run.
  *
  * pd_sh_parse() reads a command string the way bash parses it (POSIX sh
  * grammar plus the bash features agents use) without expanding or running

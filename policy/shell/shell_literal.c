@@ -1,4 +1,4 @@
-/* policy/shell_literal.c - what a parsed shell word is, statically: plain
+/* policy/shell/shell_literal.c - what a parsed shell word is, statically: plain
  * literal text, or which kinds of expansion bash would apply to it, and the
  * names whose values change what a shell or a program runs.
  *
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 static bool name_start(char ch)
 {

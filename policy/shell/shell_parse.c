@@ -1,4 +1,4 @@
-/* policy/shell_parse.c - the grammar of the shell parser: lists, and-or
+/* policy/shell/shell_parse.c - the grammar of the shell parser: lists, and-or
  * lists, pipelines, compound commands, simple commands and redirections, the
  * flattened command list it produces, and the public entry points.
  *
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/shell_internal.h"
+#include "policy/shell/shell_internal.h"
 
 static int parse_pipeline(struct sh_parser *p);
 static int parse_command(struct sh_parser *p);

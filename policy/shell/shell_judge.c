@@ -1,4 +1,4 @@
-/* policy/shell_judge.c - the outcomes of pd_gate_shell (literal deny,
+/* policy/shell/shell_judge.c - the outcomes of pd_gate_shell (literal deny,
  * unjudged, allow) and the primitives that judge one word in one position:
  * a path read or written, names, data, a program, an argument of a program
  * the table does not know. Relative paths are judged against every
@@ -13,7 +13,7 @@
 
 #include "policy/gate_search.h"
 #include "policy/hosts.h"
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 void sj_unjudged(struct sh_judge *j, const char *fmt, ...)
 {

@@ -1,4 +1,4 @@
-/* policy/shell_internal.h - shared between shell_lex.c (words, quoting,
+/* policy/shell/shell_internal.h - shared between shell_lex.c (words, quoting,
  * substitutions, here-document bodies), shell_parse.c (grammar, command
  * building, public entry points) and shell_wrappers.c (wrapper unwrapping,
  * sh -c / eval / trap / here-document scripts). Not part of the interface. */
@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy/shell.h"
+#include "policy/shell/shell.h"
 
 #define SH_ERR_MAX 320
 

@@ -1,4 +1,4 @@
-/* policy/shell_programs.c - the per-program table of the shell gate: what
+/* policy/shell/shell_programs.c - the per-program table of the shell gate: what
  * the programs an agent runs most can do on their own with their arguments.
  *
  * A row names a program (by base name), what its operands are, what its
@@ -21,8 +21,8 @@
  *   U a URL: data, but a file:// URL reads the file. */
 #include <string.h>
 
-#include "policy/shell_judge.h"
-#include "policy/shell_programs.h"
+#include "policy/shell/shell_judge.h"
+#include "policy/shell/shell_programs.h"
 
 #define SP_DATA    0x01u /* stdin is data (a filter) */
 #define SP_POSIX   0x02u /* options end at the first operand */

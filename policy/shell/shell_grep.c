@@ -1,4 +1,4 @@
-/* policy/shell_grep.c - grep and kin (egrep, fgrep, rg, ag): the first
+/* policy/shell/shell_grep.c - grep and kin (egrep, fgrep, rg, ag): the first
  * operand is the pattern unless -e/-f (--regexp/--file) gave it; the
  * globs of --include, --exclude, --exclude-dir, rg -g and the like are not
  * paths; -f FILE and --exclude-from FILE are read. The other operands are
@@ -8,7 +8,7 @@
  * they are given no path. */
 #include <string.h>
 
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 #define GREP                                                                                       \
     "-e:P --regexp:P -f:Q --file:Q -m:D --max-count:D -A:D -B:D -C:D --after-context:D "           \

@@ -1,4 +1,4 @@
-/* policy/shell_interp.c - shells, script interpreters and make: programs
+/* policy/shell/shell_interp.c - shells, script interpreters and make: programs
  * that run code they are given. Their code cannot be read statically; it
  * is not unjudged either (the hook documents such programs as making the
  * static gate advisory, and pd_shell_program_runs_code lets it warn).
@@ -8,12 +8,12 @@
  * or the script are judged the generic way, or written with perl/ruby -i
  * and gawk -i inplace; files such as --rcfile, node --env-file, awk -f,
  * php -c are read. The bodies of sh -c and eval are parsed and judged as
- * commands of their own (policy/shell.h). */
+ * commands of their own (policy/shell/shell.h). */
 #include <ctype.h>
 #include <string.h>
 
-#include "policy/shell_judge.h"
-#include "policy/shell_programs.h"
+#include "policy/shell/shell_judge.h"
+#include "policy/shell/shell_programs.h"
 
 struct family {
     const char *names; /* space separated base names; a version may follow */

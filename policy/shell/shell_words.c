@@ -1,4 +1,4 @@
-/* policy/shell_words.c - split one simple command into words the way sh
+/* policy/shell/shell_words.c - split one simple command into words the way sh
  * would (quotes removed, escapes applied), and find the first shell
  * operator outside quotes. Used by the execute_code tool, whose command must
  * be a single program: anything that chains, pipes, redirects, substitutes or
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/shell_words.h"
+#include "policy/shell/shell_words.h"
 #include "policy/toml_lex.h"
 
 static const char *const operators[] = {"&&", "||", ">>", "<<", "$(", ";",  "|", "&",

@@ -1,4 +1,4 @@
-/* policy/shell_git.c - git: global options, the subcommand, and the
+/* policy/shell/shell_git.c - git: global options, the subcommand, and the
  * arguments each subcommand takes.
  *
  * Global options: -C DIR resolves the rest against DIR (every possible
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "policy/hosts.h"
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 #define G_NET  0x01u /* needs the network */
 #define G_UNJ  0x02u /* always unjudged */

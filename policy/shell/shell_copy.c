@@ -1,4 +1,4 @@
-/* policy/shell_copy.c - cp, mv, install, ln, rsync and scp: sources and a
+/* policy/shell/shell_copy.c - cp, mv, install, ln, rsync and scp: sources and a
  * destination. The destination is -t DIR / --target-directory=DIR, or the
  * last operand; it is written, and so is DIR/<base name of each source>
  * when it is (or must be) a directory. Sources are read (mv: deleted from
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "policy/hosts.h"
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 #define MAX_OPS 64
 

@@ -1,4 +1,4 @@
-/* policy/shell_judge.h - the state of one pd_gate_shell() call and the
+/* policy/shell/shell_judge.h - the state of one pd_gate_shell() call and the
  * primitives that every file judging a part of a shell command uses
  * (internal; not part of the library's interface).
  *
@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "policy/policy.h"
-#include "policy/shell.h"
+#include "policy/shell/shell.h"
 
 /* At most this many possible working directories; more is unjudged. */
 #define SJ_MAX_CWD 8

@@ -1,4 +1,4 @@
-/* policy/shell_raw.c - what pd_sh_parse's flattened result does not show,
+/* policy/shell/shell_raw.c - what pd_sh_parse's flattened result does not show,
  * read from the raw command text: whether commands may repeat or run later
  * (loops, functions, traps: a cd then counts more than once), the variable
  * a for or select loop assigns, and the words the parse does not list (the
@@ -10,7 +10,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 static bool name_char(char ch)
 {

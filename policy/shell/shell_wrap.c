@@ -1,4 +1,4 @@
-/* policy/shell_wrap.c - programs that run another program.
+/* policy/shell/shell_wrap.c - programs that run another program.
  *
  * Known wrappers (the parser unwraps them: env, sudo, doas, nice, nohup,
  * timeout, xargs, command, exec, builtin, time, stdbuf, ionice, chrt,
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "policy/hosts.h"
-#include "policy/shell_judge.h"
+#include "policy/shell/shell_judge.h"
 
 static const char *base_of(const char *s)
 {
