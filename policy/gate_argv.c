@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "policy/policy.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 /* 1.5, 3.11, v2.0.1, 1.2.3-rc1: digits and dots, an optional v, a suffix. */
 static bool is_version(const char *s)

@@ -14,7 +14,7 @@
 
 #include "policy/gate_exec.h"
 #include "policy/report.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 #define SHEBANG_MAX     256 /* bytes of a "#!" line that are read */
 #define SCRIPT_DEPTH    4   /* interpreters that are themselves scripts */

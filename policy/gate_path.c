@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 const char *pd_op_name(enum pd_op op)
 {

@@ -17,7 +17,7 @@
 #include "policy/hosts.h"
 #include "policy/policy.h"
 #include "policy/shell/shell_words.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 #include "policy/tools.h"
 
 static const char *const network_tools[] = {"wolfram",    "http_request",    "web_search",

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "policy/kernel_grants.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 static bool under_any(const struct pd_strv *l, const char *abs)
 {

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "policy/hosts.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 #define PD_POLICY_MAX_BYTES (1024 * 1024)
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 static const char *const coreutils[] = {
     "[",      "b2sum",   "base32",    "base64",    "basename",  "basenc",    "cat",

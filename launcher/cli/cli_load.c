@@ -12,7 +12,7 @@
 
 #include "launcher/launcher.h"
 #include "launcher/cli/policy_find.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 /* The keys that weaken a built-in rule say so on every run. */
 static void warn_weakened(const struct pd_policy *pol)

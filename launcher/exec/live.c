@@ -16,7 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "launcher/exec/live.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 #include "platform/platform.h"
 #include "policy/compiled_image.h"
 #include "policy/kernel_grants.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "policy/shell/shell_words.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 static const char *const operators[] = {"&&", "||", ">>", "<<", "$(", ";",  "|", "&",
                                         ">",  "<",  "`",  "(",  ")",  "\n", NULL};

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_policy.c - libFuzzer target for the policy loader
- * (policy/load.c, policy/toml_lex.c, policy/toml_value.c): the input is the
+ * (policy/load.c, policy/toml/toml_lex.c, policy/toml/toml_value.c): the input is the
  * text of a policy file. Built by tests/fuzz/CMakeLists.txt, run by
  * tests/fuzz/run.sh (corpus tests/fuzz/corpus/policy, dictionary
  * tests/fuzz/policy.dict).

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "launcher/exec/exec.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 static const char *get(char **env, const char *name)
 {

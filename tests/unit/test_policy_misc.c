@@ -1,7 +1,7 @@
 /* tests/unit/test_policy_misc.c - the policy library's internals that have
  * public headers: pd_shell_words (policy/shell/shell_words.h), pd_toml_split,
  * pd_toml_value, pd_toml_type_name and pd_strv_push / pd_strv_free
- * (policy/toml_lex.h). */
+ * (policy/toml/toml_lex.h). */
 #include <criterion/criterion.h>
 
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include "policy/policy.h"
 #include "policy/shell/shell_words.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 #include "test_policy_fixture.h"
 
 /* ---- pd_shell_words ------------------------------------------------------ */

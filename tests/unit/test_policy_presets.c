@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 static bool has(const struct pd_strv *s, const char *name)
 {

@@ -1,4 +1,4 @@
-/* policy/toml_lex.c - cut a policy file into logical "key = value" entries.
+/* policy/toml/toml_lex.c - cut a policy file into logical "key = value" entries.
  * Strings are tracked so that '#' and newlines inside them are not taken for
  * comments or ends; multi-line arrays are joined into one value text. */
 #include <errno.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 static int set_err(struct pd_error *err, int line, const char *msg)
 {

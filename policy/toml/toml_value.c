@@ -1,4 +1,4 @@
-/* policy/toml_value.c - parse one value of the policy's TOML subset:
+/* policy/toml/toml_value.c - parse one value of the policy's TOML subset:
  * basic and literal strings, decimal integers and floats, booleans, and
  * arrays of strings (trailing comma allowed). */
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/toml_lex.h"
+#include "policy/toml/toml_lex.h"
 
 const char *pd_toml_type_name(enum pd_toml_type t)
 {

@@ -1,4 +1,4 @@
-/* policy/toml_lex.h - the TOML subset of policy files (docs/policy.md).
+/* policy/toml/toml_lex.h - the TOML subset of policy files (docs/policy.md).
  * pd_toml_split cuts a file into logical entries (one per key; multi-line
  * arrays joined; comments outside strings dropped) with their first source
  * line; pd_toml_value parses one entry's value text. Internal to policy/. */
