@@ -354,9 +354,12 @@ void pd_exec_ns_coverage(const struct pd_exec_plan *p, bool always, FILE *out)
             "paldron: coverage: no namespaces (%s): without a private /tmp and /dev/shm, private "
             "IPC, kernel masks of secrets and protected paths, host UNIX sockets out of reach%s\n",
             cause,
-            pol->allow_network
-                ? ""
-                : ", a loopback-only network (non-UNIX sockets are refused instead)");
+            pol->allow_network ? ""
+            /* allow_hosts_without_namespace: the host's network, the live
+             * gate alone (the warning before the run said so) */
+            : p->net.fallback ? ", a loopback-only network (allow_hosts is held by the live gate "
+                                "alone)"
+                              : ", a loopback-only network (non-UNIX sockets are refused instead)");
 }
 
 void pd_exec_ns_free(struct pd_exec_plan *p)
