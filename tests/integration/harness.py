@@ -30,6 +30,18 @@ PALDRON = os.path.abspath(os.path.join(BINARY_DIR, "launcher", "paldron"))
 # or the first argument of prog that is PALDRON: setpriv, time, ...), e.g.
 # valgrind (tests/valgrind/run.sh). Empty: paldron runs as it is.
 PALDRON_WRAPPER = shlex.split(os.environ.get("PALDRON_WRAPPER", ""))
+
+
+def wrapped(cmd):
+    """cmd with PALDRON_WRAPPER put before its first PALDRON (the program,
+    or an argument of setpriv, time, ...); cmd itself when there is none.
+    Every test that starts paldron itself starts it through this."""
+    if PALDRON_WRAPPER and PALDRON in cmd:
+        at = cmd.index(PALDRON)
+        return cmd[:at] + PALDRON_WRAPPER + cmd[at:]
+    return list(cmd)
+
+
 TEST_USER = "paldron-test"
 # A fixed PATH so that results do not depend on the caller's shell (no pyenv
 # shims, no ~/.local/bin).
@@ -157,10 +169,7 @@ class Workspace:
 
     def run(self, args, env=None, input=None, timeout=120, cwd=None, prog=None):
         """Run paldron (or prog) with args in the workspace; returns Result."""
-        cmd = [prog or PALDRON] + list(args)
-        if PALDRON_WRAPPER and PALDRON in cmd:
-            at = cmd.index(PALDRON)
-            cmd = cmd[:at] + PALDRON_WRAPPER + cmd[at:]
+        cmd = wrapped([prog or PALDRON] + list(args))
         if self.user is not None:
             self._own()
             cmd = ["setpriv", "--reuid", str(self.user.pw_uid), "--regid",

@@ -18,7 +18,7 @@ import tempfile
 import unittest
 
 from harness import (PALDRON, RUN_PATH, SOURCE_DIR, WORK_BASE, PaldronTest, Result, main, skip,
-                     unprivileged_user)
+                     unprivileged_user, wrapped)
 
 TABLE = os.path.join(SOURCE_DIR, "tests", "data", "hook_payloads.json")
 UNJUDGED = "cannot judge statically"
@@ -146,7 +146,7 @@ class Project:
         """Run argv as the test user in cwd; returns Result."""
         u = self.user
         cmd = ["setpriv", "--reuid", str(u.pw_uid), "--regid", str(u.pw_gid), "--clear-groups"]
-        p = subprocess.run(cmd + list(argv), cwd=cwd, env=self.env(), input=input,
+        p = subprocess.run(wrapped(cmd + list(argv)), cwd=cwd, env=self.env(), input=input,
                            stdin=None if input is not None else subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
         return Result(p.returncode, p.stdout.decode("utf-8", "replace"),

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import PALDRON, RUN_PATH, WORK_BASE, Result, skip
+from harness import PALDRON, RUN_PATH, WORK_BASE, Result, skip, wrapped
 
 CLIENTS_DIR = os.environ.get("PALDRON_CLIENTS_DIR") or "/var/cache/paldron-clients"
 PALDRON_REAL = os.path.realpath(PALDRON)
@@ -98,7 +98,7 @@ class Setup:
         return env
 
     def run(self, args, cwd=None, env=None, path_first=(), timeout=180):
-        p = subprocess.run([PALDRON] + list(args), cwd=cwd or self.proj,
+        p = subprocess.run(wrapped([PALDRON] + list(args)), cwd=cwd or self.proj,
                            env=self.env(env, path_first), stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
         return Result(p.returncode, p.stdout.decode("utf-8", "replace"),

@@ -12,7 +12,7 @@ import os
 import subprocess
 import tempfile
 
-from harness import PALDRON, PaldronTest, Result, Workspace, main
+from harness import PALDRON, PaldronTest, Result, Workspace, main, wrapped
 
 # *.private is no built-in secret: a deny of it can only come from this file
 POLICY = """allow_paths = ["src/"]
@@ -52,7 +52,8 @@ class DiscoveryBase(PaldronTest):
                "--clear-groups", PALDRON] + list(args)
         e = self.ws.env(env)
         e["PWD"] = cwd
-        p = subprocess.run(cmd, cwd=cwd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        p = subprocess.run(wrapped(cmd), cwd=cwd, env=e, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE,
                            input=input.encode() if input is not None else None,
                            stdin=None if input is not None else subprocess.DEVNULL, timeout=120)
         return Result(p.returncode, p.stdout.decode("utf-8", "replace"),

@@ -26,7 +26,7 @@ import re
 import subprocess
 import time
 
-from harness import PALDRON, Result, main
+from harness import PALDRON, Result, main, wrapped
 from test_exec_result import ExecBase, example_policy
 
 SECRET = "sk-live-7hQ2mZ9xR4pL8wK3vN6t"
@@ -67,7 +67,8 @@ class ReuseBase(ExecBase):
         cmd = ["setpriv", "--reuid", str(u.pw_uid), "--regid", str(u.pw_gid), "--clear-groups",
                PALDRON, "exec", "--policy", policy or self.policies[namespaces], "--",
                "sh", "-c", script]
-        p = subprocess.run(cmd, cwd=self.ws.path, env=self.ws.env({"PALDRON_DEBUG": "scan"}),
+        p = subprocess.run(wrapped(cmd), cwd=self.ws.path,
+                           env=self.ws.env({"PALDRON_DEBUG": "scan"}),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            stdin=subprocess.DEVNULL, timeout=120)
         return Result(p.returncode, p.stdout.decode("utf-8", "replace"),
