@@ -84,7 +84,7 @@ static bool in_list(const char *const *list, const char *w, size_t n)
 /* Does a word of name (lower-cased) belong to list? */
 static bool has_word(const char *name, const char *const *list)
 {
-    char low[256];
+    char low[256] = ""; /* (the analyzer cannot follow n: zeroed, so it need not) */
     size_t n = 0;
     for (const char *s = name; *s && n + 2 < sizeof low; s++) { /* a space and a letter */
         bool boundary = !isalnum((unsigned char)*s) ||
@@ -338,7 +338,7 @@ static bool judge_uri(struct mcp *m, const char *name, const char *k, const char
         return true;
     /* a server that does not cut the query or fragment opens the whole
      * text: judge that name too */
-    char whole[PD_PATH_MAX];
+    char whole[PD_PATH_MAX] = ""; /* (zeroed for the analyzer, as in has_word) */
     size_t o = 0;
     for (const char *p = s; *p && o + 4 < sizeof whole; p++) {
         if (*p == '?' || *p == '#')

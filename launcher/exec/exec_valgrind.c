@@ -244,6 +244,11 @@ static void put_last(struct enc *e, const struct pd_exec_last *l, int errfd, int
     put_vec(e, l->envp);
     put_vec(e, l->ns_envp);
     if (l->isolated) {
+        if (!l->info || !l->spec) { /* an isolated run always has both */
+            e->bad = true;
+            e->err = EINVAL;
+            return;
+        }
         put(e, l->info, sizeof *l->info);
         put_spec(e, l->spec, report_fd);
     }
@@ -584,6 +589,7 @@ static struct pd_ns_report *map_report(int fd)
         sb.st_size != (off_t)sizeof(struct pd_ns_report))
         return NULL;
     void *page = mmap(NULL, sizeof(struct pd_ns_report), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    // cppcheck-suppress memleak ; the caller keeps the page until its execve
     return page == MAP_FAILED ? NULL : page;
 }
 
@@ -599,12 +605,20 @@ static const char *open_message(int fd, struct dec *d, struct stage *st)
     if (m == MAP_FAILED)
         return "cannot map the memfd";
     *d = (struct dec){m, (size_t)sb.st_size, 0, false};
-    if (!get_header(d))
-        return "the memfd does not hold a message of this paldron";
-    st->errfd = get_fd(d, false);
-    if (d->bad || fcntl(st->errfd, F_GETFD) < 0)
-        return "the message names no open error pipe";
-    return NULL;
+    const char *why = NULL;
+    if (!get_header(d)) {
+        why = "the memfd does not hold a message of this paldron";
+    } else {
+        st->errfd = get_fd(d, false);
+        if (d->bad || fcntl(st->errfd, F_GETFD) < 0)
+            why = "the message names no open error pipe";
+    }
+    if (why) {
+        munmap(m, (size_t)sb.st_size);
+        *d = (struct dec){0};
+    }
+    // cppcheck-suppress memleak ; on success the mapping is *d's until the execve
+    return why;
 }
 
 int pd_cmd_sandbox_stage(int argc, char **argv)
@@ -617,6 +631,7 @@ int pd_cmd_sandbox_stage(int argc, char **argv)
         why = st ? open_message(fd, &d, st) : "out of memory";
     if (why) {
         pd_err("__sandbox: %s", why);
+        free(st);
         return PD_EXIT_BROKEN;
     }
     close(fd);

@@ -135,6 +135,9 @@ struct pd_net_proxy {
     pthread_t thread;
     bool running, served;
     struct conn *conns;
+    /* freed during a round of epoll events, released after it: a later
+     * event of the same round may still name it (loop) */
+    struct conn *dead;
     size_t nconns;
     uint64_t next_id;
     struct udp_wait udp[MAX_UDP_WAIT];
@@ -234,7 +237,19 @@ static void conn_free(struct pd_net_proxy *x, struct conn *c)
         if (c->uc[k] >= 0)
             close(c->uc[k]);
     }
-    free(c);
+    c->fd = c->up = -1;
+    c->next = x->dead;
+    x->dead = c;
+}
+
+/* After a round of events: the memory of the connections it closed. */
+static void release_dead(struct pd_net_proxy *x)
+{
+    while (x->dead) {
+        struct conn *c = x->dead;
+        x->dead = c->next;
+        free(c);
+    }
 }
 
 static struct conn *conn_new(struct pd_net_proxy *x, int fd, enum kind kind,
@@ -1149,15 +1164,18 @@ static void *loop(void *arg)
                 break;
             case T_CLIENT:
             case T_UPSTREAM:
-                /* an earlier event of this round may have closed it */
+                /* an earlier event of this round may have closed it (its
+                 * memory stays until the round is over: release_dead) */
                 if (alive(x, e->c))
                     on_conn(x, e->c, e->tag == T_UPSTREAM, evs[k].events);
                 break;
             }
         }
+        release_dead(x);
         if (stop)
             break;
         timeouts(x);
+        release_dead(x);
     }
     return NULL;
 }
@@ -1230,6 +1248,7 @@ void pd_net_proxy_stop(struct pd_net_proxy *x)
     x->running = false;
     while (x->conns)
         conn_free(x, x->conns);
+    release_dead(x);
     for (size_t k = 0; k < x->nlisteners; k++)
         close(x->listeners[k].fd);
     x->nlisteners = 0;

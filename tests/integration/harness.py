@@ -32,6 +32,16 @@ PALDRON = os.path.abspath(os.path.join(BINARY_DIR, "launcher", "paldron"))
 PALDRON_WRAPPER = shlex.split(os.environ.get("PALDRON_WRAPPER", ""))
 
 
+
+def sanitized_build():
+    """Is the paldron under test an ASan+UBSan build (PALDRON_SANITIZE)?"""
+    try:
+        with open(os.path.join(BINARY_DIR, "CMakeCache.txt"), encoding="utf-8") as f:
+            return any(line.strip() == "PALDRON_SANITIZE:BOOL=ON" for line in f)
+    except OSError:
+        return False
+
+
 def wrapped(cmd):
     """cmd with PALDRON_WRAPPER put before its first PALDRON (the program,
     or an argument of setpriv, time, ...); cmd itself when there is none.

@@ -52,6 +52,8 @@ class ValgrindModeTest(ExecBase):
     def setUp(self):
         if not VALGRIND:
             skip(self, "valgrind is not installed")
+        if harness.sanitized_build():
+            skip(self, "an ASan build cannot run under valgrind (both map the shadow memory)")
         super().setUp()
         self.logs = tempfile.mkdtemp(prefix="paldron-vg-")
         os.chmod(self.logs, 0o1777)  # the test user's valgrind writes there
