@@ -9,6 +9,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$src/out}
 build=$src/build-pkg
 mkdir -p "$out"
+out=$(cd "$out" && pwd) # cpack runs in the build directory
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
     -DPALDRON_TESTS=OFF -DPALDRON_INSTALL_DEV=OFF >&2
 cmake --build "$build" -j"$(nproc)" >&2

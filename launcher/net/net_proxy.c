@@ -464,6 +464,8 @@ static void dial_next(struct pd_net_proxy *x, struct conn *c)
     refuse(x, c, 502, c->addrs.n ? 0x05 : 0x04, msg);
 }
 
+static void send_queued(struct pd_net_proxy *x, struct conn *c);
+
 /* The upstream connect finished (or failed). */
 static void dialled(struct pd_net_proxy *x, struct conn *c)
 {
@@ -510,7 +512,9 @@ static void dialled(struct pd_net_proxy *x, struct conn *c)
     c->nup += rest;
     c->nin = 0;
     c->st = SEND;
-    update(x, c);
+    /* both sockets are almost always writable now: send at once rather than
+     * after another round of epoll (send_queued waits when they are not) */
+    send_queued(x, c);
 }
 
 /* ---- relay ---------------------------------------------------------------- */
