@@ -27,8 +27,8 @@ struct pd_cli {
     const char *op;        /* --op OP (explain) */
     long long timeout;     /* --timeout SEC (exec), 0 = from the policy */
     const char *workspace; /* --workspace DIR (exec, check): the project; cwd lies in it */
-    bool routed;           /* --routed (exec): a hook-routed shell call (launcher/exec/exec_routed.c) */
-    bool no_route;         /* --no-route (check --hook): static gate only */
+    bool routed;   /* --routed (exec): a hook-routed shell call (launcher/exec/exec_routed.c) */
+    bool no_route; /* --no-route (check --hook): static gate only */
     bool policy_from_git_root; /* --policy-from-git-root (check --hook, init) */
     const char *project;       /* --project DIR (init, doctor) */
     bool user;                 /* --user (init): the user's settings, not the project's */

@@ -28,8 +28,7 @@ struct pd_outscan;
  * judged. NULL with err[0] == '\0' when output_scan is off; NULL with err set
  * when out of memory (exit 1). */
 struct pd_outscan *pd_exec_content_prepare(const struct pd_ctx *ctx, char *const *envp,
-                                           struct pd_known_later *later, char *err,
-                                           size_t errlen);
+                                           struct pd_known_later *later, char *err, size_t errlen);
 
 /* After the compare: search each changed file (pd_scan_each_changed_file) that
  * the policy lets the command read. A match denies (found); a file that could

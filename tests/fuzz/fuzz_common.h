@@ -36,7 +36,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 /* An invariant broken, said in words (after the details are printed). */
 #define FAIL(what)                                                                                 \
     do {                                                                                           \
-        fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, what);               \
+        fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, what);                \
         abort();                                                                                   \
     } while (0)
 
@@ -171,8 +171,7 @@ struct fz_ctx {
     struct pd_ctx ctx;
 };
 
-__attribute__((unused)) static void fz_ctx_make(struct fz_ctx *f, const char *toml,
-                                                const char *cwd)
+__attribute__((unused)) static void fz_ctx_make(struct fz_ctx *f, const char *toml, const char *cwd)
 {
     struct pd_error err;
     char ws[PD_PATH_MAX], home[PD_PATH_MAX];
@@ -240,8 +239,7 @@ __attribute__((unused)) static void fz_check_verdict(const struct pd_verdict *v)
  * under our feet: /proc, /tmp outside the fixed tree, /dev, /run, /sys. */
 __attribute__((unused)) static bool fz_stable_place(const struct pd_verdict *v)
 {
-    static const char *const moving[] = {"/proc", "/tmp", "/var/tmp", "/dev", "/run", "/sys",
-                                         NULL};
+    static const char *const moving[] = {"/proc", "/tmp", "/var/tmp", "/dev", "/run", "/sys", NULL};
     if (!v->resolved[0] || (fz_root[0] && pd_path_under(v->resolved, fz_root)))
         return true;
     for (size_t k = 0; moving[k]; k++)
@@ -256,7 +254,7 @@ __attribute__((unused)) static bool fz_stable_place(const struct pd_verdict *v)
  * processes write)? base: where relative paths start (the context's cwd,
  * else its workspace). */
 __attribute__((unused)) static bool fz_walks_outside(const struct pd_ctx *c, const char *tool,
-                                                      const char *json)
+                                                     const char *json)
 {
     if (strcmp(tool, "Grep") != 0 && strcmp(tool, "grep_files") != 0)
         return false;
@@ -264,16 +262,16 @@ __attribute__((unused)) static bool fz_walks_outside(const struct pd_ctx *c, con
     const cJSON *path = cJSON_GetObjectItemCaseSensitive(in, "path");
     const char *p = cJSON_IsString(path) && path->valuestring[0] ? path->valuestring : ".";
     char out[PD_PATH_MAX];
-    bool outside = pd_path_normalize(c->cwd[0] ? c->cwd : c->workspace, c->home, p, out,
-                                     sizeof out) != 0 ||
-                   !pd_path_under(out, fz_root);
+    bool outside =
+        pd_path_normalize(c->cwd[0] ? c->cwd : c->workspace, c->home, p, out, sizeof out) != 0 ||
+        !pd_path_under(out, fz_root);
     cJSON_Delete(in);
     return outside;
 }
 
 /* Two verdicts of the same call are the same. */
 __attribute__((unused)) static void fz_same_verdict(const struct pd_verdict *a,
-                                                     const struct pd_verdict *b)
+                                                    const struct pd_verdict *b)
 {
     CHECK(a->deny == b->deny);
     CHECK((a->reason == NULL) == (b->reason == NULL));

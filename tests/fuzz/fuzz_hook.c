@@ -60,8 +60,8 @@ static void check_argv_text(const cJSON *argv, const char *text)
     cJSON_ArrayForEach(it, argv)
     {
         CHECK(strcmp(c->words[k].text, it->valuestring) == 0);
-        CHECK(!(c->words[k].flags & (PD_SH_W_EXPANSION | PD_SH_W_GLOB | PD_SH_W_BRACE |
-                                     PD_SH_W_TILDE)));
+        CHECK(!(c->words[k].flags &
+                (PD_SH_W_EXPANSION | PD_SH_W_GLOB | PD_SH_W_BRACE | PD_SH_W_TILDE)));
         k++;
     }
     pd_sh_script_free(&s);
@@ -135,9 +135,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(cJSON_IsArray(cmd));
             /* not the script of ["bash", "-lc", S]: the argv quoted back */
             const cJSON *second = cJSON_GetArrayItem(cmd, 1);
-            bool script = cJSON_GetArraySize(cmd) == 3 && cJSON_IsString(second) &&
-                          (strcmp(second->valuestring, "-c") == 0 ||
-                           strcmp(second->valuestring, "-lc") == 0);
+            bool script =
+                cJSON_GetArraySize(cmd) == 3 && cJSON_IsString(second) &&
+                (strcmp(second->valuestring, "-c") == 0 || strcmp(second->valuestring, "-lc") == 0);
             if (!script)
                 check_argv_text(cmd, ctext);
         }

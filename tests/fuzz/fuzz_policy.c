@@ -28,10 +28,10 @@ static const struct {
     enum pd_op op;
     const char *path;
 } probes[] = {
-    {PD_OP_READ, ".env"},           {PD_OP_WRITE, "src/main.c"},   {PD_OP_WRITE, ".git/config"},
-    {PD_OP_READ, "~/.ssh/id_rsa"},  {PD_OP_CREATE, "build/out.o"}, {PD_OP_NAME, "/etc/passwd"},
-    {PD_OP_DELETE, "../outside"},   {PD_OP_EXEC, "src/envlink"},   {PD_OP_WRITE, ".paldron.toml"},
-    {PD_OP_READ, "cert.pem"},       {PD_OP_WRITE, "out/notes.txt"}, {PD_OP_NAME, "src/lib/"},
+    {PD_OP_READ, ".env"},          {PD_OP_WRITE, "src/main.c"},    {PD_OP_WRITE, ".git/config"},
+    {PD_OP_READ, "~/.ssh/id_rsa"}, {PD_OP_CREATE, "build/out.o"},  {PD_OP_NAME, "/etc/passwd"},
+    {PD_OP_DELETE, "../outside"},  {PD_OP_EXEC, "src/envlink"},    {PD_OP_WRITE, ".paldron.toml"},
+    {PD_OP_READ, "cert.pem"},      {PD_OP_WRITE, "out/notes.txt"}, {PD_OP_NAME, "src/lib/"},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -59,8 +59,8 @@ static const char *field(const struct pd_report *r, int k)
     }
 }
 
-static const size_t budgets[8] = {B_WORD,    B_WORD,    B_PATH,   B_PATH,
-                                  B_WORD,    B_PATTERN, B_REASON, B_PROGRAM};
+static const size_t budgets[8] = {B_WORD, B_WORD,    B_PATH,   B_PATH,
+                                  B_WORD, B_PATTERN, B_REASON, B_PROGRAM};
 
 /* got is want, or want cut: a prefix of it followed by "..." */
 static bool same_or_cut(const char *want, const char *got)

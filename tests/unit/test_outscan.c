@@ -216,7 +216,8 @@ Test(rules, slack)
  * prefix, released it: tests/fuzz/corpus/outscan/slack-prefix-cut). */
 Test(rules, long_prefix_must_be_whole)
 {
-    expect_clean("log: https://hooks.slack.com/serpqrstuvwxyzABCDEF00000000/XXXXXXXXXXXXXXXXXXXXXX\n");
+    expect_clean(
+        "log: https://hooks.slack.com/serpqrstuvwxyzABCDEF00000000/XXXXXXXXXXXXXXXXXXXXXX\n");
     expect_clean("https://hooks.slackXcom/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX");
     expect_clean_tok("x ", "github_pXt_", 82, " y");
     expect_clean_tok("x ", "github_paX_", 82, " y");
