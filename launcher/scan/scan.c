@@ -8,9 +8,9 @@
  *   FRESH     after the run, a directory that did not exist: every denied
  *             entry in it is new.
  * Directories are opened without following any link (openat2 with
- * RESOLVE_NO_SYMLINKS where the kernel has it, O_NOFOLLOW otherwise) and
- * read whole before the walk descends, so one descriptor is open at a time
- * whatever the depth. */
+ * RESOLVE_NO_SYMLINKS, or one component at a time without it:
+ * pd_scan_open_nofollow) and read whole before the walk descends, so one
+ * descriptor is open at a time whatever the depth. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,24 +19,49 @@
 
 #include "launcher/scan/scan_int.h"
 
-static int open_nofollow(const char *path, int flags)
+/* Without openat2 (Linux < 5.6, valgrind 3.19): one component at a time,
+ * each opened O_NOFOLLOW, which is what RESOLVE_NO_SYMLINKS asks; the last
+ * with the caller's flags. */
+static int open_by_components(int dirfd, const char *path, int flags)
+{
+    char buf[PD_PATH_MAX];
+    if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    const bool abs = buf[0] == '/';
+    char *save = NULL;
+    char *c = strtok_r(buf, "/", &save);
+    if (!c) /* "/" itself, or "" */
+        return openat(abs ? AT_FDCWD : dirfd, abs ? "/" : "", flags);
+    int fd = openat(abs ? AT_FDCWD : dirfd, abs ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    while (fd >= 0 && c) {
+        char *rest = strtok_r(NULL, "/", &save);
+        int next = openat(
+            fd, c, rest ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : flags | O_NOFOLLOW);
+        int e = errno;
+        close(fd);
+        errno = e;
+        fd = next;
+        c = rest;
+    }
+    return fd;
+}
+
+int pd_scan_open_nofollow(int dirfd, const char *path, int flags)
 {
     static bool no_openat2;
 #ifdef SYS_openat2
     if (!no_openat2) {
         struct open_how how = {.flags = (unsigned long long)flags,
                                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-        long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+        long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
         if (fd >= 0 || errno != ENOSYS)
             return (int)fd;
         no_openat2 = true;
     }
 #endif
-    /* Older kernels: only the last component is protected; the trees are
-     * walked by real paths, so the others are links only if the command
-     * swapped a directory for one after the fact (its parent then shows
-     * the change). */
-    return open(path, flags);
+    return open_by_components(dirfd, path, flags);
 }
 
 static int chmod_fd(int pathfd, mode_t mode)
@@ -50,7 +76,8 @@ static int chmod_fd(int pathfd, mode_t mode)
  * descriptor with g filled, or -1 (nothing changed). */
 static int grant(const char *path, bool dir, mode_t want, struct dir_grant *g)
 {
-    int pfd = open_nofollow(path, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+    int pfd = pd_scan_open_nofollow(AT_FDCWD, path,
+                                    O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
     struct stat st;
     if (pfd < 0)
         return -1;
@@ -86,7 +113,7 @@ int pd_scan_open_dir(const char *path, bool may_grant, struct dir_grant *g)
 {
     const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
     g->fd = -1;
-    int fd = open_nofollow(path, flags);
+    int fd = pd_scan_open_nofollow(AT_FDCWD, path, flags);
     if (fd >= 0) {
         /* Readable but not searchable (0600): its entries could be listed
          * but not one of them opened. */
@@ -95,7 +122,7 @@ int pd_scan_open_dir(const char *path, bool may_grant, struct dir_grant *g)
             close(fd);
             if (grant(path, true, S_IRUSR | S_IXUSR, g) >= 0)
                 return reopen(g, flags);
-            return open_nofollow(path, flags);
+            return pd_scan_open_nofollow(AT_FDCWD, path, flags);
         }
         return fd;
     }
@@ -112,7 +139,7 @@ int pd_scan_open_file(const char *path, struct dir_grant *g)
 {
     const int flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
     g->fd = -1;
-    int fd = open_nofollow(path, flags);
+    int fd = pd_scan_open_nofollow(AT_FDCWD, path, flags);
     if (fd >= 0 || errno != EACCES)
         return fd;
     if (grant(path, false, S_IRUSR, g) < 0) {

@@ -159,9 +159,13 @@ struct dir_grant {
     mode_t mode;
 };
 
+/* openat(dirfd, path, flags) with no link followed on the way or at the end
+ * (openat2 RESOLVE_NO_SYMLINKS; without openat2, one component at a time).
+ * A descriptor, or -1 with errno. */
+int pd_scan_open_nofollow(int dirfd, const char *path, int flags);
+
 /* Open the directory at path for reading without following any link
- * (openat2 RESOLVE_NO_SYMLINKS where the kernel has it, O_NOFOLLOW
- * otherwise). may_grant (a directory inside a writable root): when the
+ * (pd_scan_open_nofollow). may_grant (a directory inside a writable root): when the
  * directory lacks read or search permission for its owner and the launcher's
  * user owns it, add u+rx first and fill *g (pd_scan_ungrant puts the mode
  * back). Else g->fd = -1. Returns the descriptor or -1 with errno. */

@@ -12,7 +12,7 @@
  * look at what was tried.
  *
  * The run is over but a process it left behind may still race: every
- * parent is opened without following a link (openat2 RESOLVE_NO_SYMLINKS:
+ * parent is opened without following a link (pd_scan_open_nofollow:
  * the recorded paths are physical) and the entry is moved with renameat
  * from that descriptor, so a link swapped in on the way moves nothing
  * else. Another file system (the cache elsewhere): a file or link is
@@ -26,11 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <linux/openat2.h>
 
 #include "launcher/exec/exec.h"
 #include "launcher/scan/scan_int.h"
@@ -66,36 +63,9 @@ static void subject_of(const struct pd_scan *s, const char *abs, char *out, size
     snprintf(out, len, "%s", rel ? (rel[0] ? rel : ".") : abs);
 }
 
-/* Without openat2 (Linux < 5.6, valgrind 3.19): one component at a time,
- * each opened O_NOFOLLOW, which is what RESOLVE_NO_SYMLINKS asks. */
-static int open_dir_by_components(int dirfd, const char *path)
-{
-    char buf[PD_PATH_MAX];
-    if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int fd = openat(buf[0] == '/' ? AT_FDCWD : dirfd, buf[0] == '/' ? "/" : ".",
-                    O_PATH | O_DIRECTORY | O_CLOEXEC);
-    char *save = NULL;
-    for (char *c = strtok_r(buf, "/", &save); fd >= 0 && c; c = strtok_r(NULL, "/", &save)) {
-        int next = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int e = errno;
-        close(fd);
-        errno = e;
-        fd = next;
-    }
-    return fd;
-}
-
 static int open_dir_nofollow(int dirfd, const char *path)
 {
-    struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                           .resolve = RESOLVE_NO_SYMLINKS};
-    int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-    if (fd < 0 && errno == ENOSYS)
-        return open_dir_by_components(dirfd, path);
-    return fd;
+    return pd_scan_open_nofollow(dirfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* mkdir -p of rel's folders below the descriptor top (ours, 0700); the
