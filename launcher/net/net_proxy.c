@@ -572,32 +572,30 @@ static void relay(struct pd_net_proxy *x, struct conn *c)
     update(x, c);
 }
 
+/* Send buf[*off, len) to fd until it is out or the socket is full; *off
+ * moves past what went. 0, or -1 when the connection failed. */
+static int flush(int fd, const char *buf, size_t len, size_t *off)
+{
+    while (*off < len) {
+        ssize_t n = send(fd, buf + *off, len - *off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return 0;
+        if (n <= 0)
+            return -1;
+        *off += (size_t)n;
+    }
+    return 0;
+}
+
 /* Write what is queued for the client and the server; then relay. */
 static void send_queued(struct pd_net_proxy *x, struct conn *c)
 {
-    while (c->offout < c->nout) {
-        ssize_t n = send(c->fd, c->out + c->offout, c->nout - c->offout, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            break;
-        if (n <= 0) {
-            conn_free(x, c);
-            return;
-        }
-        c->offout += (size_t)n;
-    }
-    while (c->up >= 0 && c->offup < c->nup) {
-        ssize_t n = send(c->up, c->upbuf + c->offup, c->nup - c->offup, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            break;
-        if (n <= 0) {
-            conn_free(x, c);
-            return;
-        }
-        c->offup += (size_t)n;
+    if (flush(c->fd, c->out, c->nout, &c->offout) != 0 ||
+        (c->up >= 0 && flush(c->up, c->upbuf, c->nup, &c->offup) != 0)) {
+        conn_free(x, c);
+        return;
     }
     if (c->offout < c->nout || c->offup < c->nup) {
         update(x, c);
@@ -1072,12 +1070,7 @@ static void on_conn(struct pd_net_proxy *x, struct conn *c, bool upstream, uint3
         relay(x, c);
         break;
     case CLOSING:
-        while (c->offout < c->nout) {
-            ssize_t n = send(c->fd, c->out + c->offout, c->nout - c->offout, MSG_NOSIGNAL);
-            if (n <= 0)
-                break;
-            c->offout += (size_t)n;
-        }
+        (void)flush(c->fd, c->out, c->nout, &c->offout); /* an error: HUP or ERR next */
         if (c->offout >= c->nout || (ev & (EPOLLERR | EPOLLHUP))) {
             /* the whole reply is out: no more from here, and what the
              * client still sent is read away, so that the close is a FIN
@@ -1093,12 +1086,7 @@ static void on_conn(struct pd_net_proxy *x, struct conn *c, bool upstream, uint3
         dns_tcp_read(x, c);
         break;
     case DNS_WRITE:
-        while (c->offout < c->nout) {
-            ssize_t n = send(c->fd, c->out + c->offout, c->nout - c->offout, MSG_NOSIGNAL);
-            if (n <= 0)
-                break;
-            c->offout += (size_t)n;
-        }
+        (void)flush(c->fd, c->out, c->nout, &c->offout); /* an error: HUP or ERR next */
         if (ev & (EPOLLERR | EPOLLHUP))
             conn_free(x, c);
         else if (c->offout >= c->nout)
