@@ -281,15 +281,9 @@ class _Counter:
         return self.hits
 
 
-class TcpCounter(_Counter):
-    def __init__(self, family=socket.AF_INET, addr="127.0.0.1", port=0):
-        super().__init__()
-        self.sock = socket.socket(family, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((addr, port))
-        self.sock.listen(64)
-        self.sock.settimeout(0.2)
-        self.addr, self.port = addr, self.sock.getsockname()[1]
+class _StreamCounter(_Counter):
+    """A listening stream socket (self.sock): each connection is a hit and
+    its first bytes are kept."""
 
     def _serve(self):
         while not self._stop:
@@ -304,6 +298,17 @@ class TcpCounter(_Counter):
             except OSError:
                 pass
             c.close()
+
+
+class TcpCounter(_StreamCounter):
+    def __init__(self, family=socket.AF_INET, addr="127.0.0.1", port=0):
+        super().__init__()
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((addr, port))
+        self.sock.listen(64)
+        self.sock.settimeout(0.2)
+        self.addr, self.port = addr, self.sock.getsockname()[1]
 
 
 class UdpCounter(_Counter):
@@ -324,7 +329,7 @@ class UdpCounter(_Counter):
             self.data += d
 
 
-class UnixCounter(_Counter):
+class UnixCounter(_StreamCounter):
     """A pathname (path) or abstract (name, no leading NUL) stream socket."""
 
     def __init__(self, path=None, abstract=None):
@@ -336,20 +341,6 @@ class UnixCounter(_Counter):
         self.sock.listen(64)
         self.sock.settimeout(0.2)
         self.path, self.abstract = path, abstract
-
-    def _serve(self):
-        while not self._stop:
-            try:
-                c, _ = self.sock.accept()
-            except (socket.timeout, OSError):
-                continue
-            self.hits += 1
-            c.settimeout(0.3)
-            try:
-                self.data += c.recv(65536)
-            except OSError:
-                pass
-            c.close()
 
 
 class NetlinkCounter(_Counter):
