@@ -444,6 +444,7 @@ struct pd_scan *pd_scan_snapshot_reusing(const struct pd_ctx *ctx, bool degraded
         return NULL;
     }
     pd_reuse_finish(r, ctx);
+    s->fine = pd_fine_times(s, &s->since);
     watch_roots(s);
     return s;
 }
@@ -454,6 +455,10 @@ void pd_scan_fence_target(const struct pd_scan *s, struct pd_fence *f)
      * the run makes must get a ctime after both (scan_changed.c tells the
      * run's files by a ctime after the start). A ctime with no nanoseconds
      * suggests a file system with whole-second times. */
+    if (s->fine) {
+        *f = (struct pd_fence){.after = {0, 0}, .coarse_fs = false};
+        return; /* every change from now on gets a ctime later than any recorded */
+    }
     struct timespec max = s->max_ctime;
     if (s->start.tv_sec > max.tv_sec ||
         (s->start.tv_sec == max.tv_sec && s->start.tv_nsec > max.tv_nsec))

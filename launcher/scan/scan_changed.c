@@ -7,6 +7,8 @@
  * pd_scan_fence waits before the run until the clock has passed the start,
  * so every change the run makes has a later ctime, and a file written just
  * before the snapshot (a setup step in the same second) does not count.
+ * Where every tree's file times are fine-grained (scan_fine.c) there is no
+ * wait: the run's changes are those not before the probe's stamp.
  * Same walk rules as scan.c: no link followed, one file system per tree,
  * unreadable directories of the user's opened for the scan (the compare
  * already judged those it could not). */
@@ -24,6 +26,7 @@
 struct changed_walk {
     const struct pd_scan *s;
     struct timespec since;
+    bool inclusive; /* fine-grained times: a ctime equal to since is the run's */
     pd_scan_changed_fn fn;
     void *user;
     size_t n;
@@ -40,16 +43,19 @@ static bool in_writable_root(const struct pd_scan *s, const char *abs)
     return false;
 }
 
-static bool after(const struct timespec *a, const struct timespec *b)
+static bool changed_since(const struct timespec *t, const struct changed_walk *w)
 {
-    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+    const struct timespec *b = &w->since;
+    return t->tv_sec > b->tv_sec ||
+           (t->tv_sec == b->tv_sec &&
+            (t->tv_nsec > b->tv_nsec || (w->inclusive && t->tv_nsec == b->tv_nsec)));
 }
 
 static void visit_file(struct changed_walk *w, int dirfd, const char *name, char *path)
 {
     struct stat st;
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
-        !after(&st.st_ctim, &w->since))
+        !changed_since(&st.st_ctim, w))
         return;
     struct dir_grant g;
     int fd = pd_scan_open_file(path, &g);
@@ -207,7 +213,7 @@ static size_t done(const struct changed_walk *w, bool watched)
 
 size_t pd_scan_each_changed_file(const struct pd_scan *s, pd_scan_changed_fn fn, void *user)
 {
-    struct changed_walk w = {s, s->start, fn, user, 0, 0};
+    struct changed_walk w = {s, s->fine ? s->since : s->start, s->fine, fn, user, 0, 0};
     if (!s->degraded && pd_watch_usable(s->watch)) {
         struct event_walk e = {.w = &w, .fd = -1, .g = {.fd = -1}};
         bool ok = pd_watch_changes(s->watch, on_event, &e);

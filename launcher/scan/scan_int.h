@@ -93,6 +93,11 @@ struct pd_scan {
     size_t ntrees;
     struct timespec max_ctime; /* latest ctime recorded (pd_scan_fence) */
     struct timespec start;     /* when the snapshot began (pd_scan_each_changed_file) */
+    /* Every tree's file system was seen to stamp each change after a read
+     * anew (scan_fine.c): no fence, and the run's changes are those with a
+     * ctime not before since. */
+    bool fine;
+    struct timespec since;
     size_t nfiles;
     struct pd_findings *found, *warn;
     struct pd_scan_reuse *reuse; /* listings kept between runs (NULL: none) */
@@ -220,6 +225,18 @@ int pd_reuse_entries(struct pd_scan_reuse *r, int fd, const char *path, size_t l
 void pd_reuse_finish(struct pd_scan_reuse *r, const struct pd_ctx *ctx);
 /* After the run: remove the file again if the run could write it. */
 void pd_reuse_after_run(struct pd_scan_reuse *r);
+/* The cache base the kept file lives in (-1: none; r may be NULL). */
+int pd_scan_reuse_basefd(const struct pd_scan_reuse *r);
+
+/* ---- fine-grained file times (scan_fine.c) ------------------------------ */
+
+/* Read fd's ctime and change it, three times: true when every change moved
+ * it within a fraction of a clock tick; *last is the final ctime. */
+bool pd_fine_probe_fd(int fd, struct timespec *last);
+/* True when the file system of every tree of s was observed to give each
+ * change after a read a later ctime, and each change from now on a ctime
+ * not before *since. */
+bool pd_fine_times(const struct pd_scan *s, struct timespec *since);
 
 /* ---- names (scan_names.c) ----------------------------------------------- */
 

@@ -699,6 +699,11 @@ void pd_reuse_after_run(struct pd_scan_reuse *r)
         remove_file(r);
 }
 
+int pd_scan_reuse_basefd(const struct pd_scan_reuse *r)
+{
+    return r ? r->basefd : -1;
+}
+
 size_t pd_scan_reuse_hits(const struct pd_scan_reuse *r)
 {
     return r ? r->hits : 0;
