@@ -339,7 +339,7 @@ static void bin_add(struct writer *w, const struct pd_ctx *c, const char *entry)
     char file[PD_PATH_MAX], real[PD_PATH_MAX];
     struct stat st;
     struct pd_verdict v;
-    if (pd_binary_entry_file(c, entry, file, sizeof file) != 0 || !realpath(file, real) ||
+    if (pd_binary_entry_file(c, entry, file, sizeof file) != 0 || !pd_realpath(file, real) ||
         stat(real, &st) != 0 || !S_ISREG(st.st_mode) || in_roots(c, file) || in_roots(c, real) ||
         pd_exec_is_loader(file) || pd_exec_is_loader(real) || is_script(real))
         return;

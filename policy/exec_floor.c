@@ -83,7 +83,7 @@ static int add_program(const struct pd_ctx *c, const char *file, int (*add)(void
     for (int depth = 0; depth < FLOOR_SCRIPT_DEPTH; depth++) {
         if (add(arg, cur) != 0 || add_driven(c, base_name(cur), add, arg) != 0)
             return -1;
-        if (realpath(cur, real) && add_driven(c, base_name(real), add, arg) != 0)
+        if (pd_realpath(cur, real) && add_driven(c, base_name(real), add, arg) != 0)
             return -1;
         if (pd_exec_interpreter(c, cur, c->workspace, interp, sizeof interp, env, sizeof env) != 0)
             return 0;
@@ -110,7 +110,7 @@ static int add_versions(const struct pd_ctx *c, const char *entry, int (*add)(vo
             glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
             int rc = 0;
             for (size_t k = 0; k < g.gl_pathc && rc == 0; k++)
-                if (realpath(g.gl_pathv[k], real) &&
+                if (pd_realpath(g.gl_pathv[k], real) &&
                     pd_binary_versioned_alias(c, entry, entry, real))
                     rc = add(arg, real);
             globfree(&g);

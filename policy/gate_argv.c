@@ -163,10 +163,28 @@ static bool in_roots(const struct pd_ctx *c, const char *real)
 static bool outside_roots(const struct pd_ctx *c, const char *path)
 {
     char real[PD_PATH_MAX];
-    return realpath(path, real) && !in_roots(c, path) && !in_roots(c, real);
+    return pd_realpath(path, real) && !in_roots(c, path) && !in_roots(c, real);
 }
 
+static int entry_file(const struct pd_ctx *c, const char *entry, char *out, size_t outlen);
+
 int pd_binary_entry_file(const struct pd_ctx *c, const char *entry, char *out, size_t outlen)
+{
+    /* the answer depends on the context and its writable roots, which grow
+     * while a run is prepared (temp home, /dev/shm) */
+    char key[PD_PATH_MAX + 64];
+    bool keyed = (size_t)snprintf(key, sizeof key, "%p %zu %s", (const void *)c, c->nroots, entry) <
+                 sizeof key;
+    if (keyed && pd_memo_lookup(key, out, outlen))
+        return 0;
+    if (entry_file(c, entry, out, outlen) != 0)
+        return -1;
+    if (keyed)
+        pd_memo_remember(key, out);
+    return 0;
+}
+
+static int entry_file(const struct pd_ctx *c, const char *entry, char *out, size_t outlen)
 {
     char cand[PD_PATH_MAX];
     if (strchr(entry, '/')) {
@@ -224,7 +242,7 @@ static bool path_dir(const struct pd_ctx *c, const char *dir)
         size_t len = e ? (size_t)(e - p) : strlen(p);
         if (len > 0 && p[0] == '/' && len < sizeof d) {
             snprintf(d, sizeof d, "%.*s", (int)len, p);
-            if (realpath(d, real) && strcmp(real, dir) == 0 && !in_roots(c, real))
+            if (pd_realpath(d, real) && strcmp(real, dir) == 0 && !in_roots(c, real))
                 return true;
         }
         p += len + (e ? 1 : 0);
@@ -260,7 +278,7 @@ void pd_gate_binary(const struct pd_ctx *c, const char *argv0, const char *base,
     const char *slash = strrchr(argv0, '/');
     const char *name = slash ? slash + 1 : argv0;
     bool found = pd_resolve_program(c, argv0, base, invoked, sizeof invoked) == 0;
-    if (found && realpath(invoked, real))
+    if (found && pd_realpath(invoked, real))
         snprintf(v->resolved, sizeof v->resolved, "%s", real);
     else if (found)
         snprintf(v->resolved, sizeof v->resolved, "%s", invoked);

@@ -90,7 +90,7 @@ bool pd_exec_is_loader(const char *path)
     char real[PD_PATH_MAX];
     if (matches_any(loader_names, base_name(path)))
         return true;
-    return realpath(path, real) && matches_any(loader_names, base_name(real));
+    return pd_realpath(path, real) && matches_any(loader_names, base_name(real));
 }
 
 static bool in_roots(const struct pd_ctx *c, const char *real)
@@ -149,7 +149,7 @@ const char *const *pd_exec_helper_trees(const char *name)
 static void real_or_copy(const char *path, char *out, size_t len)
 {
     char tmp[PD_PATH_MAX];
-    if (realpath(path, tmp))
+    if (pd_realpath(path, tmp))
         snprintf(out, len, "%s", tmp);
     else
         snprintf(out, len, "%s", path);

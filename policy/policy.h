@@ -351,6 +351,20 @@ const char *pd_path_arg(const char *arg, const char *base);
 int pd_resolve_program(const struct pd_ctx *c, const char *name, const char *base, char *out,
                        size_t outlen);
 
+/* Remembered resolution while the launcher prepares a run (resolve_memo.c):
+ * between pd_memo_begin and pd_memo_end, pd_realpath and the PATH lookups
+ * of pd_binary_entry_file answer a repeated question from memory (only
+ * successes are kept). Outside them, and always in the preload, they ask
+ * the kernel. pd_memo_end forgets everything; call it before the command
+ * starts. Not thread-safe: the preparing thread alone. */
+void pd_memo_begin(void);
+void pd_memo_end(void);
+/* realpath(3) into out (PD_PATH_MAX bytes), remembered while the memo is on. */
+char *pd_realpath(const char *path, char *out);
+/* A remembered lookup result for key (false: none, or too long for out). */
+bool pd_memo_lookup(const char *key, char *out, size_t outlen);
+void pd_memo_remember(const char *key, const char *val);
+
 /* The file an allow_binaries entry names: an entry with '/' is that path
  * (relative to the workspace, "~/" to home); a bare name is the first
  * executable of that name on the context PATH whose path and real path both

@@ -276,6 +276,9 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     int rc = PD_EXIT_BROKEN;
     ensure_std_fds();
     pd_timing_mark("load");
+    /* the preparation asks the same paths many times; ended before the
+     * command starts (policy.h) */
+    pd_memo_begin();
 
     gate(ctx, argc, argv, opts, own_shell, &v, &missing);
     pd_timing_mark("gate");
@@ -441,6 +444,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     pd_timing_mark("policy-write");
     /* the child waits it out, overlapped with its set-up */
     pd_scan_fence_target(scan, &p->fence);
+    pd_memo_end(); /* what the run changes is never answered from memory */
 
     pd_exec_supervise(p, o);
     pd_timing_mark("run");
@@ -487,6 +491,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     pd_timing_mark("rundir-rm");
     rc = p->routed ? pd_exec_routed_report(p, o, &deny) : pd_exec_report(p, o, &deny);
 out:
+    pd_memo_end();
     pd_exec_net_free(p);
     pd_scan_free(scan);
     pd_scan_reuse_free(reuse);

@@ -66,7 +66,7 @@ static int add_resolved(struct pd_strv *to, const struct pd_path_list *from)
 {
     char real[PD_PATH_MAX];
     for (size_t k = 0; k < from->n; k++)
-        if (from->v[k] && realpath(from->v[k], real) && pd_strv_push(to, real) != 0)
+        if (from->v[k] && pd_realpath(from->v[k], real) && pd_strv_push(to, real) != 0)
             return -1;
     return 0;
 }
