@@ -107,6 +107,22 @@ static int resolve(struct pd_exec_plan *p, const char *name, bool missing)
 
 /* The run directory (temp home; compiled policy and report socket of the
  * live gate) and the roots it adds, in both modes. */
+/* Can the run start go? Only where allow_binaries is open or names a go
+ * (go, go1.22, /usr/local/go/bin/go): elsewhere the exec list refuses it,
+ * and its work directory would be made and removed for nothing. */
+static bool go_may_run(const struct pd_policy *pol)
+{
+    if (pol->allow_binaries.n == 0)
+        return true;
+    for (size_t k = 0; k < pol->allow_binaries.n; k++) {
+        const char *e = pol->allow_binaries.v[k];
+        const char *slash = strrchr(e, '/');
+        if (strncmp(slash ? slash + 1 : e, "go", 2) == 0)
+            return true;
+    }
+    return false;
+}
+
 static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
 {
     char err[PD_MSG_MAX];
@@ -127,9 +143,11 @@ static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
      * driver's helper tree (policy/gate_exec.h, rule g). Ours, in the temp
      * home, rather than go's default under $TMPDIR: a fixed place the
      * gate and the kernel floor can name before the run. */
-    if (snprintf(ctx->go_tmp, sizeof ctx->go_tmp, "%s/go-tmp", p->rundir.home) >=
-            (int)sizeof ctx->go_tmp ||
-        mkdir(ctx->go_tmp, 0700) != 0) {
+    if (!go_may_run(ctx->policy))
+        ctx->go_tmp[0] = '\0'; /* no GOTMPDIR, no helper tree: go cannot start */
+    else if (snprintf(ctx->go_tmp, sizeof ctx->go_tmp, "%s/go-tmp", p->rundir.home) >=
+                 (int)sizeof ctx->go_tmp ||
+             mkdir(ctx->go_tmp, 0700) != 0) {
         pd_err("sandbox: create %s: %s", ctx->go_tmp, strerror(errno));
         ctx->go_tmp[0] = '\0';
         return -1;

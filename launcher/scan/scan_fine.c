@@ -67,26 +67,41 @@ static long elapsed_ns(const struct timespec *a, const struct timespec *b)
     return (long)(b->tv_sec - a->tv_sec) * 1000000000L + (b->tv_nsec - a->tv_nsec);
 }
 
-/* Read fd's ctime, change it, read it again, CHANGES times: true when each
- * change moved it, quickly enough that no tick can account for it. */
-bool pd_fine_probe_fd(int fd, struct timespec *last)
+enum probe_result { PROBE_FINE, PROBE_COARSE, PROBE_UNSURE };
+
+/* Read fd's ctime, change it, read it again, CHANGES times. */
+static enum probe_result probe_once(int fd, struct timespec *last)
 {
     struct stat st;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (fstat(fd, &st) != 0)
-        return false;
+        return PROBE_COARSE;
     struct timespec prev = st.st_ctim;
     for (off_t k = 1; k <= CHANGES; k++) {
-        if (ftruncate(fd, k) != 0 || fstat(fd, &st) != 0 || !later(&st.st_ctim, &prev))
-            return false;
+        if (ftruncate(fd, k) != 0 || fstat(fd, &st) != 0)
+            return PROBE_COARSE;
+        if (!later(&st.st_ctim, &prev))
+            return PROBE_COARSE; /* a change within the tick kept the time */
         prev = st.st_ctim;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (elapsed_ns(&t0, &t1) > PROBE_MAXNS)
-        return false; /* descheduled: a tick may have passed between the changes */
+        return PROBE_UNSURE; /* descheduled: a tick may have passed between the changes */
     *last = prev;
-    return true;
+    return PROBE_FINE;
+}
+
+/* True when each change moved the time, quickly enough that no tick can
+ * account for it; a probe the scheduler interrupted is made again. */
+bool pd_fine_probe_fd(int fd, struct timespec *last)
+{
+    for (int attempt = 0; attempt < 3; attempt++) {
+        enum probe_result r = probe_once(fd, last);
+        if (r != PROBE_UNSURE)
+            return r == PROBE_FINE;
+    }
+    return false;
 }
 
 static void keep_stamp(struct proof *p, const struct timespec *t)

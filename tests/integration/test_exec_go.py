@@ -61,5 +61,29 @@ class GoExecTest(ExecBase):
                        absent=["uid="])
 
 
+class GoWorkDirectoryTest(ExecBase):
+    """The go work directory is made only where go may start: a policy whose
+    allow_binaries names no go gets neither $GOTMPDIR nor the folder (go is
+    not needed on the machine for this)."""
+
+    SCRIPT = 'echo "GOTMPDIR=[$GOTMPDIR]"; ls -a "$HOME"'
+
+    def test_no_go_in_allow_binaries_no_work_directory(self):
+        r = self.exec(["sh", "-c", self.SCRIPT], policy=example_policy(binaries=["sh", "ls"]))
+        self.assertRun(r, 0, "[EXIT CODE] 0 (success)", "GOTMPDIR=[]\n",
+                       absent=["go-tmp", "paldron: deny"])
+
+    def test_go_in_allow_binaries_gets_the_work_directory(self):
+        for binaries in (["sh", "ls", "go"], ["sh", "ls", "/usr/local/go/bin/go"]):
+            r = self.exec(["sh", "-c", self.SCRIPT], policy=example_policy(binaries=binaries))
+            self.assertRun(r, 0, "[EXIT CODE] 0 (success)", "/go-tmp]\n", "go-tmp\n",
+                           absent=["paldron: deny"])
+
+    def test_open_allow_binaries_gets_the_work_directory(self):
+        r = self.exec(["sh", "-c", self.SCRIPT], policy=example_policy(binaries=[]))
+        self.assertRun(r, 0, "[EXIT CODE] 0 (success)", "/go-tmp]\n", "go-tmp\n",
+                       absent=["paldron: deny"])
+
+
 if __name__ == "__main__":
     main()

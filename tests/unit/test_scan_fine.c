@@ -169,7 +169,7 @@ Test(fine, changes_in_the_snapshots_own_tick_are_seen_without_the_fence)
 {
     snprintf(ctx.temp_home, sizeof ctx.temp_home, "%s", home);
     put("src/in-place.txt", "0");
-    int ticks_shared = 0;
+    int ticks_shared = 0, unsure = 0;
     const int rounds = 200;
     for (int k = 0; k < rounds; k++) {
         char d[64], env[80];
@@ -187,15 +187,22 @@ Test(fine, changes_in_the_snapshots_own_tick_are_seen_without_the_fence)
             pd_scan_free(s);
             return;
         }
-        cr_assert(s->fine, "round %d: the probe did not see fine-grained times", k);
         struct pd_fence f;
         pd_scan_fence_target(s, &f);
-        cr_assert_eq(f.after.tv_sec, 0, "fine-grained times need no fence");
+        if (!s->fine) {
+            /* a probe the scheduler kept interrupting (a loaded machine):
+             * the fence stays, as it must */
+            cr_assert_neq(f.after.tv_sec, 0, "round %d: neither fine times nor a fence", k);
+            pd_fence_wait(&f);
+            unsure++;
+        } else {
+            cr_assert_eq(f.after.tv_sec, 0, "fine-grained times need no fence");
+        }
         /* the run: no wait */
         put(env, "SECRET=1");
         put("src/in-place.txt", k % 2 ? "1" : "2");
         clock_gettime(CLOCK_REALTIME_COARSE, &t1);
-        if (same_tick(&t0, &t1))
+        if (s->fine && same_tick(&t0, &t1))
             ticks_shared++;
         pd_scan_compare(s, &found, &warn);
         cr_assert(has(".env"), "round %d: the new %s was not seen", k, env);
@@ -208,6 +215,7 @@ Test(fine, changes_in_the_snapshots_own_tick_are_seen_without_the_fence)
         memset(&found, 0, sizeof found);
         cr_assert_eq(unlink(at(env)), 0);
     }
+    cr_assert_lt(unsure, rounds / 2, "%d of %d probes were interrupted", unsure, rounds);
     cr_assert_gt(ticks_shared, 0, "no round fell within the snapshot's tick: nothing was tested");
     printf("%d of %d rounds changed the workspace within the snapshot's tick\n", ticks_shared,
            rounds);
