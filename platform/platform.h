@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define PD_PLATFORM_ERR_MAX 512
 
@@ -99,6 +100,14 @@ struct pd_ns_listen {
     const char *resolv_conf; /* bound read-only over /etc/resolv.conf (NULL: none) */
 };
 
+/* Namespaces made ahead by pd_ns_early_start, for the child to join instead
+ * of making its own (on: every descriptor is valid). */
+struct pd_ns_join {
+    bool on;
+    bool user, net;              /* which of them there are */
+    int user_fd, net_fd, ipc_fd; /* /proc/.../ns/{user,net,ipc}; -1 for none */
+};
+
 struct pd_ns_spec {
     bool enable;             /* enter namespaces (policy key namespaces) */
     bool require;            /* refused -> apply fails (require_namespaces) */
@@ -112,6 +121,7 @@ struct pd_ns_spec {
     struct pd_path_list readonly; /* protected paths: bound read-only onto themselves */
     struct pd_path_list sockets;  /* host UNIX sockets: an unconnectable file over each */
     struct pd_ns_report *report;  /* may be NULL */
+    struct pd_ns_join join;       /* made ahead (off: the child makes them) */
 };
 
 struct pd_sandbox_spec {
@@ -129,6 +139,29 @@ struct pd_sandbox_spec {
     struct pd_ns_spec ns;
     struct pd_limits limits;
 };
+
+/* The run's user (unless root), IPC and (net) network namespaces, made by a
+ * helper task while the launcher prepares the run (ns_early.c): start as
+ * early as it is known that the run enters namespaces; finish before the
+ * child starts (it waits for the helper) and put the join in the spec's
+ * ns.join; close once the child has started. Never fails: where the
+ * namespaces could not be made ahead, the join is off and the child makes
+ * them itself. e must stay where it is from start to finish. */
+struct pd_ns_early {
+    bool started; /* by pd_ns_early_start (a zeroed struct: never started) */
+    pid_t pid;    /* the helper while it may run; 0 after */
+    void *stack;
+    bool user, net;
+    char uid_map[48], gid_map[48];
+    int result; /* the helper's: 1 done, a negative errno failed */
+    int user_fd, net_fd, ipc_fd;
+};
+void pd_ns_early_start(struct pd_ns_early *e, bool net);
+/* false: this build never makes them ahead (sanitizers, an architecture
+ * without raw system calls here) */
+bool pd_ns_early_built(void);
+void pd_ns_early_finish(struct pd_ns_early *e, struct pd_ns_join *j);
+void pd_ns_early_close(struct pd_ns_early *e);
 
 /* Fill *info. Never fails; absent features are reported as such. */
 void pd_platform_probe(struct pd_platform_info *info);

@@ -110,6 +110,7 @@ struct pd_exec_plan {
                                      process (exec_valgrind.c) */
     struct pd_platform_info info; /* isolated only */
     struct pd_sandbox_spec spec;  /* isolated only */
+    struct pd_ns_early early;     /* namespaces made while the run is prepared */
     struct pd_exec_lists lists;
     struct pd_exec_ns ns;           /* isolated only */
     struct pd_limits limits;        /* also applied in degraded mode */

@@ -357,6 +357,10 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
         pd_err("warning: jev_verdict does not apply to an interactive run: its output goes to "
                "the terminal uncaptured");
     set_limits(p);
+    /* the namespaces take longest to make and need nothing prepared here:
+     * a helper makes them meanwhile (platform.h); the child joins them */
+    if (p->isolated && pol->namespaces && !p->valgrind)
+        pd_ns_early_start(&p->early, !pol->allow_network);
     if (!p->isolated)
         pd_err("warning: running without OS isolation: the argv gate, the live gate in "
                "dynamically linked programs, the post-run scan%s run; no kernel boundary: static "
@@ -463,8 +467,10 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     /* the child waits it out, overlapped with its set-up */
     pd_scan_fence_target(scan, &p->fence);
     pd_memo_end(); /* what the run changes is never answered from memory */
+    pd_ns_early_finish(&p->early, &p->spec.ns.join);
 
     pd_exec_supervise(p, o);
+    pd_ns_early_close(&p->early); /* the run holds them now */
     pd_timing_mark("run");
 
     /* Verdict inputs in order, each layer's findings sorted by path. The
@@ -521,6 +527,7 @@ out:
     pd_findings_free(&deny);
     pd_findings_free(&layer);
     if (p) {
+        pd_ns_early_close(&p->early);
         remove_rundir(p, o);
         pd_exec_ns_free(p);
         pd_exec_spec_free(p);

@@ -56,8 +56,9 @@
  * too, and changes these sizes (LP64), so that it cannot be forgotten and
  * leave the native stage with fewer layers than the spec says. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct pd_sandbox_spec) == 232, "hand off the new spec field");
-_Static_assert(sizeof(struct pd_ns_spec) == 104, "hand off the new namespace field");
+_Static_assert(sizeof(struct pd_sandbox_spec) == 248, "hand off the new spec field");
+_Static_assert(sizeof(struct pd_ns_spec) == 120, "hand off the new namespace field");
+_Static_assert(sizeof(struct pd_ns_join) == 16, "hand off the new join field");
 _Static_assert(sizeof(struct pd_ns_listen) == 16, "hand off the new listener field");
 _Static_assert(sizeof(struct pd_limits) == 40, "hand off the new limit");
 _Static_assert(sizeof(struct pd_keep) == 16, "hand off the new keep field");
@@ -223,6 +224,14 @@ static void put_spec(struct enc *e, const struct pd_sandbox_spec *s, int report_
     put_paths(e, &ns->hide);
     put_paths(e, &ns->readonly);
     put_paths(e, &ns->sockets);
+    put_u64(e, ns->join.on);
+    if (ns->join.on) {
+        put_u64(e, ns->join.user);
+        put_u64(e, ns->join.net);
+        put_i64(e, ns->join.user_fd);
+        put_i64(e, ns->join.net_fd);
+        put_i64(e, ns->join.ipc_fd);
+    }
     put_i64(e, ns->report ? report_fd : -1);
     put_limits(e, &s->limits);
 }
@@ -295,8 +304,11 @@ void pd_exec_valgrind_handoff(const struct pd_exec_plan *p, const struct pd_exec
         pd_exec_fail(errfd, step, "write", e.err, NULL);
     if (fcntl(fd, F_ADD_SEALS, SEALS) != 0)
         pd_exec_fail(errfd, step, "seal", errno, NULL);
+    const struct pd_ns_join *j = ns && ns->join.on ? &ns->join : NULL;
     if (keep_open(errfd) != 0 || (report_fd >= 0 && keep_open(report_fd) != 0) ||
-        (ns && ns->listen && keep_open(ns->listen->chan) != 0))
+        (ns && ns->listen && keep_open(ns->listen->chan) != 0) ||
+        (j && ((j->user_fd >= 0 && keep_open(j->user_fd) != 0) ||
+               (j->net_fd >= 0 && keep_open(j->net_fd) != 0) || keep_open(j->ipc_fd) != 0)))
         pd_exec_fail(errfd, step, "keep descriptors", errno, NULL);
     /* valgrind answers for /proc/self/exe with the program it runs */
     char self[PD_PATH_MAX];
@@ -546,6 +558,14 @@ static void get_spec(struct dec *d, struct stage *st)
     ns->hide = get_paths(d);
     ns->readonly = get_paths(d);
     ns->sockets = get_paths(d);
+    ns->join.on = get_bool(d);
+    if (ns->join.on) {
+        ns->join.user = get_bool(d);
+        ns->join.net = get_bool(d);
+        ns->join.user_fd = get_fd(d, true);
+        ns->join.net_fd = get_fd(d, true);
+        ns->join.ipc_fd = get_fd(d, false);
+    }
     st->report_fd = get_fd(d, true);
     get_limits(d, &s->limits);
 }

@@ -52,8 +52,10 @@ int pd_landlock_apply(const struct pd_sandbox_spec *spec, const struct pd_ns_rep
 #define PD_NS_REFUSE 1
 
 /* ns_user.c: unshare user (unless real root), mount, IPC and (net) network
- * namespaces; identity uid/gid maps. *user_ns: a user namespace was made. */
-int pd_ns_enter(bool net, bool *user_ns, char *err, size_t errlen);
+ * namespaces; identity uid/gid maps. *user_ns: a user namespace was made.
+ * join (may be NULL or off): the user, IPC and network namespaces made
+ * ahead (ns_early.c) are joined instead, when they are the ones asked for. */
+int pd_ns_enter(bool net, const struct pd_ns_join *join, bool *user_ns, char *err, size_t errlen);
 
 /* ns_net.c: bring lo up in the new network namespace. */
 int pd_ns_loopback_up(char *err, size_t errlen);

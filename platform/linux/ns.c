@@ -46,7 +46,7 @@ int pd_ns_apply(const struct pd_sandbox_spec *spec, struct pd_ns_report *r, char
     if (!ns->enable)
         return 0;
     const bool net = !spec->allow_network;
-    int rc = pd_ns_enter(net, &r->user_ns, why, sizeof why);
+    int rc = pd_ns_enter(net, &ns->join, &r->user_ns, why, sizeof why);
     if (rc == PD_NS_REFUSE)
         return refused(ns, r, why, err, errlen);
     if (rc != 0) {

@@ -42,11 +42,37 @@ static bool refusal(int e)
     return e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL || e == ENOSYS || e == EACCES;
 }
 
-int pd_ns_enter(bool net, bool *user_ns, char *err, size_t errlen)
+/* Join the namespaces made ahead, then make the mount namespace in them.
+ * 1: the user namespace could not be joined, nothing changed (the caller
+ * makes its own). */
+static int join_early(const struct pd_ns_join *j, char *err, size_t errlen)
+{
+    if (j->user && setns(j->user_fd, CLONE_NEWUSER) != 0)
+        return 1;
+    if ((j->net && setns(j->net_fd, CLONE_NEWNET) != 0) || setns(j->ipc_fd, CLONE_NEWIPC) != 0) {
+        pd_errf(err, errlen, "setns(%s): %s", j->net ? "net, ipc" : "ipc", strerror(errno));
+        return -1;
+    }
+    if (unshare(CLONE_NEWNS) != 0) {
+        pd_errf(err, errlen, "unshare(mount): %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int pd_ns_enter(bool net, const struct pd_ns_join *join, bool *user_ns, char *err, size_t errlen)
 {
     const uid_t uid = geteuid();
     const gid_t gid = getegid();
     const bool user = uid != 0;
+    if (join && join->on && join->net == net && join->user == user) {
+        /* the same namespaces pd_ns_early_start made, maps included */
+        int rc = join_early(join, err, errlen);
+        if (rc <= 0) {
+            *user_ns = rc == 0 && user;
+            return rc;
+        }
+    }
     int flags = CLONE_NEWNS | CLONE_NEWIPC | (net ? CLONE_NEWNET : 0);
     if (user)
         flags |= CLONE_NEWUSER;
@@ -99,7 +125,7 @@ bool pd_platform_ns_available(bool net, char *why, size_t whylen)
     if (pid == 0) {
         char err[256] = "";
         bool user;
-        int rc = pd_ns_enter(net, &user, err, sizeof err);
+        int rc = pd_ns_enter(net, NULL, &user, err, sizeof err);
         if (rc != 0 && write(fds[1], err, strlen(err)) < 0)
             _exit(2);
         _exit(rc == 0 ? 0 : 1);

@@ -1,0 +1,190 @@
+/* tests/unit/test_ns_early.c - the run's user, IPC and network namespaces
+ * made ahead by a helper task (platform/linux/ns_early.c) and joined by the
+ * child (pd_ns_enter). Each case runs in a forked child that reports through
+ * its exit status: as root, and as nobody (the user-namespace path, what a
+ * developer's run takes); the refusal with a seccomp filter that refuses
+ * unshare, as Docker's default profile does. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <seccomp.h>
+
+#include "platform/linux/backend.h"
+#include "platform/platform.h"
+
+#define NOBODY 65534
+
+static ino_t ns_ino(const char *which)
+{
+    char p[64];
+    struct stat st;
+    snprintf(p, sizeof p, "/proc/self/ns/%s", which);
+    return stat(p, &st) == 0 ? st.st_ino : 0;
+}
+
+static ino_t fd_ino(int fd)
+{
+    struct stat st;
+    return fd >= 0 && fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+static void become_nobody(void)
+{
+    if (geteuid() == 0 &&
+        (setgroups(0, NULL) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
+         setresuid(NOBODY, NOBODY, NOBODY) != 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0))
+        _exit(90);
+}
+
+/* made ahead, then joined by a grandchild: the namespaces it ends in are
+ * the helper's, not new ones and not ours */
+static int made_and_joined(bool as_nobody)
+{
+    if (as_nobody)
+        become_nobody();
+    const ino_t net0 = ns_ino("net"), ipc0 = ns_ino("ipc"), user0 = ns_ino("user");
+    struct pd_ns_early e;
+    struct pd_ns_join j;
+    pd_ns_early_start(&e, true);
+    pd_ns_early_finish(&e, &j);
+    if (!j.on)
+        return 1;
+    if (j.user != as_nobody || !j.net)
+        return 2;
+    if (fd_ino(j.net_fd) == net0 || fd_ino(j.ipc_fd) == ipc0 || fd_ino(j.net_fd) == 0)
+        return 3;
+    if (as_nobody && (j.user_fd < 0 || fd_ino(j.user_fd) == user0))
+        return 4;
+    pid_t pid = fork();
+    if (pid == 0) {
+        bool user_ns = false;
+        char err[256];
+        if (pd_ns_enter(true, &j, &user_ns, err, sizeof err) != 0)
+            _exit(10);
+        if (ns_ino("net") != fd_ino(j.net_fd) || ns_ino("ipc") != fd_ino(j.ipc_fd))
+            _exit(11);
+        if (user_ns != as_nobody || (as_nobody && ns_ino("user") != fd_ino(j.user_fd)))
+            _exit(12);
+        /* the identity map: the same uid inside */
+        if (geteuid() != (as_nobody ? NOBODY : 0))
+            _exit(13);
+        _exit(0);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        return 5;
+    pd_ns_early_close(&e);
+    if (fcntl(j.net_fd, F_GETFD) != -1)
+        return 6; /* closed by pd_ns_early_close */
+    return WEXITSTATUS(st);
+}
+
+static int in_child(int (*fn)(bool), bool arg)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0)
+        _exit(fn(arg));
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st), "the child died of signal %d", WTERMSIG(st));
+    return WEXITSTATUS(st);
+}
+
+static void need_namespaces(void)
+{
+    char why[256];
+    if (!pd_ns_early_built())
+        cr_skip_test("SKIP: this build never makes the namespaces ahead (sanitizers)");
+    if (!pd_platform_ns_available(true, why, sizeof why))
+        cr_skip_test("SKIP: this host refuses the namespaces: %s", why);
+}
+
+Test(ns_early, made_ahead_and_joined_as_root)
+{
+    need_namespaces();
+    if (geteuid() != 0)
+        cr_skip_test("SKIP: the root case needs root");
+    int rc = in_child(made_and_joined, false);
+    cr_assert_eq(rc, 0, "failed check %d", rc);
+}
+
+Test(ns_early, made_ahead_and_joined_in_a_user_namespace)
+{
+    need_namespaces();
+    int rc = in_child(made_and_joined, geteuid() == 0);
+    cr_assert_eq(rc, 0, "failed check %d", rc);
+}
+
+/* unshare refused: no join, nothing left open, and the child's own attempt
+ * is refused the same way (the run falls back, as without the helper) */
+static int refused(bool unused)
+{
+    (void)unused;
+    become_nobody();
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+    if (!f || seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0) != 0 ||
+        seccomp_load(f) != 0)
+        return 91;
+    seccomp_release(f);
+    int before = open_fds();
+    struct pd_ns_early e;
+    struct pd_ns_join j;
+    pd_ns_early_start(&e, true);
+    pd_ns_early_finish(&e, &j);
+    if (j.on)
+        return 1;
+    pd_ns_early_close(&e);
+    if (open_fds() != before)
+        return 2;
+    bool user_ns;
+    char err[256];
+    if (pd_ns_enter(true, &j, &user_ns, err, sizeof err) != PD_NS_REFUSE)
+        return 3;
+    return 0;
+}
+
+Test(ns_early, refused_namespaces_leave_no_join_and_no_descriptor)
+{
+    int rc = in_child(refused, false);
+    cr_assert_eq(rc, 0, "failed check %d", rc);
+}
+
+/* A plan that never started the helper (calloc'd, not isolated) must not
+ * close descriptor 0, 1 or 2 when it is cleaned up. */
+Test(ns_early, a_zeroed_struct_closes_nothing)
+{
+    struct pd_ns_early e;
+    memset(&e, 0, sizeof e);
+    struct pd_ns_join j;
+    pd_ns_early_finish(&e, &j);
+    cr_assert_not(j.on);
+    pd_ns_early_close(&e);
+    cr_assert_neq(fcntl(0, F_GETFD), -1, "descriptor 0 was closed");
+    cr_assert_neq(fcntl(1, F_GETFD), -1, "descriptor 1 was closed");
+    cr_assert_neq(fcntl(2, F_GETFD), -1, "descriptor 2 was closed");
+}
