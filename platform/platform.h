@@ -153,6 +153,7 @@ struct pd_ns_early {
     void *stack;
     bool user, net;
     char uid_map[48], gid_map[48];
+    int go;     /* 0 until the launcher lets the helper start (futex) */
     int result; /* the helper's: 1 done, a negative errno failed */
     int user_fd, net_fd, ipc_fd;
 };

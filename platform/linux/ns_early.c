@@ -24,6 +24,7 @@
  * its namespaces itself, as it always did, with the same refusal handling
  * and report. */
 #include <errno.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -73,8 +74,11 @@ static long raw_write_file(const char *path, const char *text)
 static int helper(void *arg)
 {
     struct pd_ns_early *e = arg;
-    /* started on the launcher's CPU ahead of it: let it move us away */
-    pd_raw_syscall3(SYS_sched_yield, 0, 0, 0);
+    /* Wait until the launcher has sent this task to another CPU: started
+     * on the launcher's own, ahead of it, it would hold the launcher up
+     * for all its work instead of running beside it. */
+    while (__atomic_load_n(&e->go, __ATOMIC_ACQUIRE) == 0)
+        pd_raw_syscall4(SYS_futex, (long)&e->go, FUTEX_WAIT_PRIVATE, 0, 0);
     long flags = CLONE_NEWIPC | (e->net ? CLONE_NEWNET : 0) | (e->user ? CLONE_NEWUSER : 0);
     long rc = pd_raw_syscall3(SYS_unshare, flags, 0, 0);
     if (rc == 0 && e->user) {
@@ -141,6 +145,8 @@ void pd_ns_early_start(struct pd_ns_early *e, bool net)
     }
     e->pid = pid;
     away_from_here(pid);
+    __atomic_store_n(&e->go, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &e->go, FUTEX_WAKE_PRIVATE, 1, NULL);
 #else
     (void)net;
 #endif
