@@ -105,24 +105,31 @@ static int resolve(struct pd_exec_plan *p, const char *name, bool missing)
     return -1;
 }
 
-/* The run directory (temp home; compiled policy and report socket of the
- * live gate) and the roots it adds, in both modes. */
-/* Can the run start go? Only where allow_binaries is open or names a go
- * (go, go1.22, /usr/local/go/bin/go): elsewhere the exec list refuses it,
- * and its work directory would be made and removed for nothing. */
-static bool go_may_run(const struct pd_policy *pol)
+static bool named_go(const char *path)
 {
-    if (pol->allow_binaries.n == 0)
+    const char *slash = strrchr(path, '/');
+    return strncmp(slash ? slash + 1 : path, "go", 2) == 0;
+}
+
+/* Can the run start go? Only where allow_binaries is open or names a go, by
+ * its name (go, go1.22, /usr/local/go/bin/go) or by the file it is (a link
+ * "mygo" to go allows go under any name): elsewhere the exec list refuses
+ * go, and its work directory would be made and removed for nothing. */
+static bool go_may_run(const struct pd_ctx *ctx)
+{
+    const struct pd_strv *ab = &ctx->policy->allow_binaries;
+    if (ab->n == 0)
         return true;
-    for (size_t k = 0; k < pol->allow_binaries.n; k++) {
-        const char *e = pol->allow_binaries.v[k];
-        const char *slash = strrchr(e, '/');
-        if (strncmp(slash ? slash + 1 : e, "go", 2) == 0)
+    char file[PD_PATH_MAX], real[PD_PATH_MAX];
+    for (size_t k = 0; k < ab->n; k++)
+        if (named_go(ab->v[k]) || (pd_binary_entry_file(ctx, ab->v[k], file, sizeof file) == 0 &&
+                                   pd_realpath(file, real) && named_go(real)))
             return true;
-    }
     return false;
 }
 
+/* The run directory (temp home; compiled policy and report socket of the
+ * live gate) and the roots it adds, in both modes. */
 static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
 {
     char err[PD_MSG_MAX];
@@ -143,7 +150,7 @@ static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
      * driver's helper tree (policy/gate_exec.h, rule g). Ours, in the temp
      * home, rather than go's default under $TMPDIR: a fixed place the
      * gate and the kernel floor can name before the run. */
-    if (!go_may_run(ctx->policy))
+    if (!go_may_run(ctx))
         ctx->go_tmp[0] = '\0'; /* no GOTMPDIR, no helper tree: go cannot start */
     else if (snprintf(ctx->go_tmp, sizeof ctx->go_tmp, "%s/go-tmp", p->rundir.home) >=
                  (int)sizeof ctx->go_tmp ||

@@ -79,6 +79,19 @@ class GoWorkDirectoryTest(ExecBase):
             self.assertRun(r, 0, "[EXIT CODE] 0 (success)", "/go-tmp]\n", "go-tmp\n",
                            absent=["paldron: deny"])
 
+    def test_a_link_to_go_under_another_name_gets_the_work_directory(self):
+        # allow_binaries allows a file under any name: "mygo", a link to a
+        # program named go, lets the run start go too
+        bindir = os.path.join(self.ws.base, "bin")
+        os.makedirs(os.path.join(bindir, "real"))
+        shutil.copy("/usr/bin/true", os.path.join(bindir, "real", "go"))
+        os.symlink(os.path.join(bindir, "real", "go"), os.path.join(bindir, "mygo"))
+        env = {"PATH": bindir + ":/usr/bin:/bin"}
+        r = self.exec(["sh", "-c", self.SCRIPT], policy=example_policy(binaries=["sh", "ls", "mygo"]),
+                      env=env)
+        self.assertRun(r, 0, "[EXIT CODE] 0 (success)", "/go-tmp]\n", "go-tmp\n",
+                       absent=["paldron: deny"])
+
     def test_open_allow_binaries_gets_the_work_directory(self):
         r = self.exec(["sh", "-c", self.SCRIPT], policy=example_policy(binaries=[]))
         self.assertRun(r, 0, "[EXIT CODE] 0 (success)", "/go-tmp]\n", "go-tmp\n",
