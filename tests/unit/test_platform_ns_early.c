@@ -1,4 +1,4 @@
-/* tests/unit/test_ns_early.c - the run's user, IPC and network namespaces
+/* tests/unit/test_platform_ns_early.c - the run's user, IPC and network namespaces
  * made ahead by a helper task (platform/linux/ns_early.c) and joined by the
  * child (pd_ns_enter). Each case runs in a forked child that reports through
  * its exit status: as root, and as nobody (the user-namespace path, what a
