@@ -14,8 +14,36 @@
 
 #define PD_MAX_LINKS 40
 
+/* The length of path when it is clean already (no empty, "." or ".."
+ * component, no trailing '/' but in "/" itself), or 0. One pass: the live
+ * gate cleans a path on every call, and most are clean. */
+static size_t clean_length(const char *path)
+{
+    const char *s = path + (path[0] == '/');
+    if (!*s)
+        return path[0] == '/' ? 1 : 0; /* "/", or "" (which is ".") */
+    for (;;) {
+        const char *c = s;
+        while (*s && *s != '/')
+            s++;
+        size_t n = (size_t)(s - c);
+        if (n == 0 || (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.'))))
+            return 0;
+        if (!*s)
+            return (size_t)(s - path);
+        s++;
+        if (!*s)
+            return 0; /* a trailing '/' */
+    }
+}
+
 void pd_path_clean(const char *path, char *out, size_t outlen)
 {
+    size_t clean = clean_length(path);
+    if (clean > 0 && clean < outlen) {
+        memcpy(out, path, clean + 1);
+        return;
+    }
     size_t n = 0;
     bool abs = path[0] == '/';
     const char *s = path;

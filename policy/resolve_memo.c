@@ -75,13 +75,16 @@ static void memo_put(char kind, const char *key, const char *val)
         memo.cap = cap;
     }
     size_t kl = strlen(key), vl = strlen(val);
-    char *s = malloc(kl + vl + 3);
-    if (!s)
+    struct memo_ent *e = &memo.v[memo.n];
+    e->key = malloc(kl + vl + 3);
+    if (!e->key)
         return;
-    s[0] = kind;
-    memcpy(s + 1, key, kl + 1);
-    memcpy(s + kl + 2, val, vl + 1);
-    memo.v[memo.n++] = (struct memo_ent){hash_of(kind, key), s, s + kl + 2};
+    e->key[0] = kind;
+    memcpy(e->key + 1, key, kl + 1);
+    e->val = e->key + kl + 2;
+    memcpy(e->val, val, vl + 1);
+    e->hash = hash_of(kind, key);
+    memo.n++;
 }
 
 char *pd_realpath(const char *path, char *out)
