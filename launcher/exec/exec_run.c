@@ -323,8 +323,15 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
         return PD_EXIT_DENY;
     }
 
-    struct pd_exec_plan *p = calloc(1, sizeof *p);
-    struct pd_exec_outcome *o = calloc(1, sizeof *o);
+    /* one block: the plan and the outcome live and go together (and a
+     * process forked from here, such as the native probe under valgrind,
+     * holds both through the one pointer) */
+    struct run_mem {
+        struct pd_exec_plan p;
+        struct pd_exec_outcome o;
+    } *mem = calloc(1, sizeof *mem);
+    struct pd_exec_plan *p = mem ? &mem->p : NULL;
+    struct pd_exec_outcome *o = mem ? &mem->o : NULL;
     struct pd_findings warn = {0}, deny = {0}, layer = {0};
     struct pd_scan *scan = NULL;
     struct pd_git_scan *git_scan = NULL;
@@ -543,8 +550,7 @@ out:
     }
     if (o)
         pd_exec_outcome_free(o);
-    free(p);
-    free(o);
+    free(mem);
     /* A signal that came before the run could handle it acts now. */
     sigprocmask(SIG_SETMASK, &saved, NULL);
     pd_timing_mark("report+free");
