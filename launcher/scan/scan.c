@@ -93,26 +93,20 @@ static bool in_roots(const struct pd_scan *s, const char *abs)
 
 static void note_ctime(struct pd_scan *s, const struct stat *st)
 {
-    if (st->st_ctim.tv_sec > s->max_ctime.tv_sec ||
-        (st->st_ctim.tv_sec == s->max_ctime.tv_sec && st->st_ctim.tv_nsec > s->max_ctime.tv_nsec))
+    if (pd_ts_later(&st->st_ctim, &s->max_ctime))
         s->max_ctime = st->st_ctim;
-}
-
-static bool same_time(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
 static bool same_dir(const struct rec *r, const struct stat *st)
 {
     return S_ISDIR(st->st_mode) && r->dev == st->st_dev && r->ino == st->st_ino &&
-           same_time(&r->mtime, &st->st_mtim) && same_time(&r->ctime, &st->st_ctim);
+           pd_ts_same(&r->mtime, &st->st_mtim) && pd_ts_same(&r->ctime, &st->st_ctim);
 }
 
 static bool same_file(const struct rec *r, const struct stat *st)
 {
     return (r->mode & S_IFMT) == (st->st_mode & S_IFMT) && r->dev == st->st_dev &&
-           r->ino == st->st_ino && r->size == st->st_size && same_time(&r->ctime, &st->st_ctim);
+           r->ino == st->st_ino && r->size == st->st_size && pd_ts_same(&r->ctime, &st->st_ctim);
 }
 
 /* ---- reading a directory ------------------------------------------------ */
@@ -460,8 +454,7 @@ void pd_scan_fence_target(const struct pd_scan *s, struct pd_fence *f)
         return; /* every change from now on gets a ctime later than any recorded */
     }
     struct timespec max = s->max_ctime;
-    if (s->start.tv_sec > max.tv_sec ||
-        (s->start.tv_sec == max.tv_sec && s->start.tv_nsec > max.tv_nsec))
+    if (pd_ts_later(&s->start, &max))
         max = s->start;
     f->after = max;
     f->coarse_fs = s->max_ctime.tv_sec != 0 && s->max_ctime.tv_nsec == 0;
@@ -479,9 +472,7 @@ void pd_fence_wait(const struct pd_fence *f)
         clock_gettime(CLOCK_REALTIME_COARSE, &now);
         if (now.tv_sec > max.tv_sec + 2)
             return; /* also: a ctime in the future is a clock step, not ours to wait out */
-        if (f->coarse_fs ? now.tv_sec > max.tv_sec
-                         : (now.tv_sec > max.tv_sec ||
-                            (now.tv_sec == max.tv_sec && now.tv_nsec > max.tv_nsec)))
+        if (f->coarse_fs ? now.tv_sec > max.tv_sec : pd_ts_later(&now, &max))
             return;
         if (max.tv_sec > now.tv_sec + 2)
             return;

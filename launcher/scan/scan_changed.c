@@ -46,9 +46,7 @@ static bool in_writable_root(const struct pd_scan *s, const char *abs)
 static bool changed_since(const struct timespec *t, const struct changed_walk *w)
 {
     const struct timespec *b = &w->since;
-    return t->tv_sec > b->tv_sec ||
-           (t->tv_sec == b->tv_sec &&
-            (t->tv_nsec > b->tv_nsec || (w->inclusive && t->tv_nsec == b->tv_nsec)));
+    return pd_ts_later(t, b) || (w->inclusive && pd_ts_same(t, b));
 }
 
 static void visit_file(struct changed_walk *w, int dirfd, const char *name, char *path)

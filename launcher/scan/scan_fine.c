@@ -57,11 +57,6 @@ struct proof {
     struct timespec since; /* the latest stamp the probes took */
 };
 
-static bool later(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
-}
-
 static long elapsed_ns(const struct timespec *a, const struct timespec *b)
 {
     return (long)(b->tv_sec - a->tv_sec) * 1000000000L + (b->tv_nsec - a->tv_nsec);
@@ -81,7 +76,7 @@ static enum probe_result probe_once(int fd, struct timespec *last)
     for (off_t k = 1; k <= CHANGES; k++) {
         if (ftruncate(fd, k) != 0 || fstat(fd, &st) != 0)
             return PROBE_COARSE;
-        if (!later(&st.st_ctim, &prev))
+        if (!pd_ts_later(&st.st_ctim, &prev))
             return PROBE_COARSE; /* a change within the tick kept the time */
         prev = st.st_ctim;
     }
@@ -106,7 +101,7 @@ bool pd_fine_probe_fd(int fd, struct timespec *last)
 
 static void keep_stamp(struct proof *p, const struct timespec *t)
 {
-    if (later(t, &p->since))
+    if (pd_ts_later(t, &p->since))
         p->since = *t;
 }
 

@@ -514,11 +514,6 @@ static void walk_all(struct pd_git_scan *g)
     }
 }
 
-static bool same_time(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 /* After the run: the recorded directories that changed, read again. */
 static void compare_dirs(struct pd_git_scan *g)
 {
@@ -528,8 +523,8 @@ static void compare_dirs(struct pd_git_scan *g)
         struct stat st;
         if (lstat(d->path, &st) != 0 || !S_ISDIR(st.st_mode))
             continue; /* gone: what was in it cannot be run from there */
-        if (st.st_dev == d->dev && st.st_ino == d->ino && same_time(&st.st_mtim, &d->mtime) &&
-            same_time(&st.st_ctim, &d->ctime))
+        if (st.st_dev == d->dev && st.st_ino == d->ino && pd_ts_same(&st.st_mtim, &d->mtime) &&
+            pd_ts_same(&st.st_ctim, &d->ctime))
             continue;
         snprintf(path, sizeof path, "%s", d->path);
         walk(g, path, strlen(path), st.st_dev, st.st_dev == d->dev && st.st_ino == d->ino);

@@ -14,6 +14,17 @@
 #include "launcher/scan/scan.h"
 #include "policy/policy.h"
 
+/* The same time? Is a later than b? (file times and clock readings alike) */
+static inline bool pd_ts_same(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static inline bool pd_ts_later(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
 /* ---- records (scan_store.c) --------------------------------------------- */
 
 enum { REC_DIR = 1, REC_FILE = 2 };

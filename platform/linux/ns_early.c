@@ -125,10 +125,8 @@ void pd_ns_early_start(struct pd_ns_early *e, bool net)
 #if PD_EARLY
     e->net = net;
     e->user = geteuid() != 0;
-    snprintf(e->uid_map, sizeof e->uid_map, "%lu %lu 1\n", (unsigned long)geteuid(),
-             (unsigned long)geteuid());
-    snprintf(e->gid_map, sizeof e->gid_map, "%lu %lu 1\n", (unsigned long)getegid(),
-             (unsigned long)getegid());
+    pd_ns_id_map(e->uid_map, sizeof e->uid_map, (unsigned long)geteuid());
+    pd_ns_id_map(e->gid_map, sizeof e->gid_map, (unsigned long)getegid());
     e->stack = mmap(NULL, EARLY_STACK, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (e->stack == MAP_FAILED) {

@@ -60,6 +60,11 @@ static int join_early(const struct pd_ns_join *j, char *err, size_t errlen)
     return 0;
 }
 
+void pd_ns_id_map(char *out, size_t len, unsigned long id)
+{
+    snprintf(out, len, "%lu %lu 1\n", id, id);
+}
+
 int pd_ns_enter(bool net, const struct pd_ns_join *join, bool *user_ns, char *err, size_t errlen)
 {
     const uid_t uid = geteuid();
@@ -93,13 +98,13 @@ int pd_ns_enter(bool net, const struct pd_ns_join *join, bool *user_ns, char *er
         pd_errf(err, errlen, "user namespace: write /proc/self/setgroups: %s", strerror(e));
         return refusal(e) ? PD_NS_REFUSE : -1;
     }
-    snprintf(map, sizeof map, "%lu %lu 1\n", (unsigned long)uid, (unsigned long)uid);
+    pd_ns_id_map(map, sizeof map, (unsigned long)uid);
     if (write_proc("/proc/self/uid_map", map) != 0) {
         int e = errno;
         pd_errf(err, errlen, "user namespace: write uid_map: %s", strerror(e));
         return refusal(e) ? PD_NS_REFUSE : -1;
     }
-    snprintf(map, sizeof map, "%lu %lu 1\n", (unsigned long)gid, (unsigned long)gid);
+    pd_ns_id_map(map, sizeof map, (unsigned long)gid);
     if (write_proc("/proc/self/gid_map", map) != 0) {
         int e = errno;
         pd_errf(err, errlen, "user namespace: write gid_map: %s", strerror(e));
