@@ -177,11 +177,14 @@ class Workspace:
             env.update(extra)
         return env
 
-    def run(self, args, env=None, input=None, timeout=120, cwd=None, prog=None):
-        """Run paldron (or prog) with args in the workspace; returns Result."""
+    def run(self, args, env=None, input=None, timeout=120, cwd=None, prog=None, own=True):
+        """Run paldron (or prog) with args in the workspace; returns Result.
+        own=False: as the test user without the chown of the whole tree
+        first (which would move every ctime)."""
         cmd = wrapped([prog or PALDRON] + list(args))
         if self.user is not None:
-            self._own()
+            if own:
+                self._own()
             cmd = ["setpriv", "--reuid", str(self.user.pw_uid), "--regid",
                    str(self.user.pw_gid), "--clear-groups"] + cmd
         p = subprocess.run(cmd, cwd=cwd or self.path, env=self.env(env),

@@ -14,9 +14,8 @@ Real runs of the paldron binary as the unprivileged test user."""
 
 import os
 import platform
-import subprocess
 
-from harness import PALDRON, Result, main, wrapped
+from harness import main
 from test_exec_result import ExecBase, example_policy
 
 SECRET = "sk-live-9fT3kW8qZ2xM5nB7vC4p"
@@ -44,15 +43,9 @@ class FineTimesTest(ExecBase):
         self.ws._own()
 
     def run_sh(self, script):
-        u = self.ws.user
-        cmd = ["setpriv", "--reuid", str(u.pw_uid), "--regid", str(u.pw_gid), "--clear-groups",
-               PALDRON, "exec", "--policy", self.policy, "--", "sh", "-c", script]
-        p = subprocess.run(wrapped(cmd), cwd=self.ws.path,
-                           env=self.ws.env({"PALDRON_DEBUG": "scan"}),
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           stdin=subprocess.DEVNULL, timeout=120)
-        return Result(p.returncode, p.stdout.decode("utf-8", "replace"),
-                      p.stderr.decode("utf-8", "replace"))
+        """paldron exec -- sh -c script as the test user, without chown."""
+        return self.ws.run(["exec", "--policy", self.policy, "--", "sh", "-c", script],
+                           env={"PALDRON_DEBUG": "scan"}, own=False)
 
     def outside(self, rel, text):
         """A file written by the user outside Paldron, owned by the user."""

@@ -26,7 +26,7 @@ import re
 import subprocess
 import time
 
-from harness import PALDRON, Result, main, wrapped
+from harness import main
 from test_exec_result import ExecBase, example_policy
 
 SECRET = "sk-live-7hQ2mZ9xR4pL8wK3vN6t"
@@ -63,16 +63,8 @@ class ReuseBase(ExecBase):
 
     def run_sh(self, script, namespaces=True, policy=None):
         """paldron exec -- sh -c script as the test user, without chown."""
-        u = self.ws.user
-        cmd = ["setpriv", "--reuid", str(u.pw_uid), "--regid", str(u.pw_gid), "--clear-groups",
-               PALDRON, "exec", "--policy", policy or self.policies[namespaces], "--",
-               "sh", "-c", script]
-        p = subprocess.run(wrapped(cmd), cwd=self.ws.path,
-                           env=self.ws.env({"PALDRON_DEBUG": "scan"}),
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           stdin=subprocess.DEVNULL, timeout=120)
-        return Result(p.returncode, p.stdout.decode("utf-8", "replace"),
-                      p.stderr.decode("utf-8", "replace"))
+        return self.ws.run(["exec", "--policy", policy or self.policies[namespaces], "--",
+                            "sh", "-c", script], env={"PALDRON_DEBUG": "scan"}, own=False)
 
     def listed(self, r):
         """(directories listed from the file, directories read) of a run."""
