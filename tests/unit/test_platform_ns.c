@@ -31,8 +31,7 @@
 
 #include "platform/linux/backend.h"
 #include "platform/platform.h"
-
-#define NOBODY 65534
+#include "test_platform_fixture.h"
 
 static char base[] = "/var/tmp/pd-ns-unit-XXXXXX";
 static char secret[256], protected_file[256], plain[256];
@@ -94,17 +93,6 @@ static struct pd_ns_report *shared_report(void)
     cr_assert(ne(ptr, p, MAP_FAILED));
     memset(p, 0, sizeof(struct pd_ns_report));
     return p;
-}
-
-/* A credential change without an execve leaves the process non-dumpable,
- * and its /proc/self files root's (the uid map could not be written):
- * paldron itself is always started by execve, so the test restores it. */
-static void become_nobody(void)
-{
-    if (geteuid() == 0 &&
-        (setgroups(0, NULL) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
-         setresuid(NOBODY, NOBODY, NOBODY) != 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0))
-        _exit(90);
 }
 
 /* Run check() in a child after pd_ns_apply; the child's exit status is the

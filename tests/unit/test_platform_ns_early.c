@@ -23,8 +23,7 @@
 
 #include "platform/linux/backend.h"
 #include "platform/platform.h"
-
-#define NOBODY 65534
+#include "test_platform_fixture.h"
 
 static ino_t ns_ino(const char *which)
 {
@@ -50,14 +49,6 @@ static int open_fds(void)
         n++;
     closedir(d);
     return n;
-}
-
-static void become_nobody(void)
-{
-    if (geteuid() == 0 &&
-        (setgroups(0, NULL) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
-         setresuid(NOBODY, NOBODY, NOBODY) != 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0))
-        _exit(90);
 }
 
 /* made ahead, then joined by a grandchild: the namespaces it ends in are
