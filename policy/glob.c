@@ -188,6 +188,28 @@ static bool match_parts(const struct part *p, size_t np, const char *t, bool fc)
     return pi == np;
 }
 
+/* May "~/..." match abs at all? Only if abs begins with the home's
+ * components, which the expanded pattern holds literally (when the home
+ * holds no wildcard): most paths are elsewhere, and this answers them
+ * without expanding the pattern. Compared as match_parts compares
+ * (components, "" and "." skipped, case folded as asked), so a false here
+ * is the matcher's own false. */
+static bool under_home(const char *home, const char *abs, bool fc)
+{
+    if (!abs || strpbrk(home, "*?[\\"))
+        return true; /* the full match decides */
+    size_t hp = 0, ap = 0;
+    struct part h, a;
+    while (next_part(home, &hp, &h)) {
+        if (!next_part(abs, &ap, &a) || a.n != h.n)
+            return false;
+        for (size_t k = 0; k < h.n; k++)
+            if (fold(h.s[k], fc) != fold(a.s[k], fc))
+                return false;
+    }
+    return true;
+}
+
 bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const char *home,
                    bool fold_case)
 {
@@ -199,7 +221,7 @@ bool pd_glob_match(const char *pattern, const char *rel, const char *abs, const 
     const char *target;
 
     if (pat[0] == '~' && (pat[1] == '/' || pat[1] == '\0')) {
-        if (!home || !home[0])
+        if (!home || !home[0] || !under_home(home, abs, fold_case))
             return false;
         if ((size_t)snprintf(expanded, sizeof expanded, "%s%s", home, pat + 1) >= sizeof expanded)
             return false;

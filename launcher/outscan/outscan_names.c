@@ -75,23 +75,32 @@ static unsigned char up(unsigned char c)
     return c >= 'a' && c <= 'z' ? (unsigned char)(c - 'a' + 'A') : c;
 }
 
-/* Case-insensitive (ASCII): does s[0..n) equal the word w? */
-static bool eq_word(const char *s, size_t n, const char *w)
+/* Case-insensitive (ASCII): do s[0..n) and w[0..n) agree? */
+static bool eq_n(const char *s, const char *w, size_t n)
 {
-    size_t wl = strlen(w);
-    if (wl != n)
-        return false;
     for (size_t i = 0; i < n; i++)
         if (up((unsigned char)s[i]) != up((unsigned char)w[i]))
             return false;
     return true;
 }
 
+/* Case-insensitive (ASCII): does s[0..n) equal the word w? The first byte
+ * first: the environment is read against these lists on every run. */
+static bool eq_word(const char *s, size_t n, const char *w)
+{
+    if (n == 0)
+        return w[0] == '\0';
+    return up((unsigned char)s[0]) == up((unsigned char)w[0]) && strlen(w) == n && eq_n(s, w, n);
+}
+
 static bool has_word(const char *s, size_t n, const char *w)
 {
     size_t wl = strlen(w);
+    if (wl == 0 || wl > n)
+        return wl == 0;
+    const unsigned char first = up((unsigned char)w[0]);
     for (size_t i = 0; i + wl <= n; i++)
-        if (eq_word(s + i, wl, w))
+        if (up((unsigned char)s[i]) == first && eq_n(s + i, w, wl))
             return true;
     return false;
 }
@@ -99,13 +108,13 @@ static bool has_word(const char *s, size_t n, const char *w)
 static bool ends_with_word(const char *s, size_t n, const char *w)
 {
     size_t wl = strlen(w);
-    return wl <= n && eq_word(s + n - wl, wl, w);
+    return wl <= n && eq_n(s + n - wl, w, wl);
 }
 
 static bool starts_with_word(const char *s, size_t n, const char *w)
 {
     size_t wl = strlen(w);
-    return wl <= n && eq_word(s, wl, w);
+    return wl <= n && eq_n(s, w, wl);
 }
 
 static bool in_list(const char *s, size_t n, const char *const *list)
@@ -138,9 +147,8 @@ static bool known_secret(const char *name, size_t len)
     for (size_t i = 0; known_secret_names[i] != NULL; i++) {
         const char *k = known_secret_names[i];
         size_t kl = strlen(k);
-        if (eq_word(name, len, k))
-            return true;
-        if (len > kl && name[len - kl - 1] == '_' && ends_with_word(name, len, k))
+        if (len == kl ? eq_n(name, k, len)
+                      : len > kl && name[len - kl - 1] == '_' && eq_n(name + len - kl, k, kl))
             return true;
     }
     return false;
