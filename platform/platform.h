@@ -136,6 +136,8 @@ struct pd_sandbox_spec {
     bool allow_network;              /* false: a network namespace with only lo; where there is
                                         none, no TCP (Landlock) and only AF_UNIX and AF_NETLINK
                                         sockets (seccomp) */
+    bool shm_private;                /* /dev/shm (not in write_paths) is writable only as the
+                                        run's private one: the run directory lies in the host's */
     struct pd_ns_spec ns;
     struct pd_limits limits;
 };
@@ -153,14 +155,20 @@ struct pd_ns_early {
     void *stack;
     bool user, net;
     char uid_map[48], gid_map[48];
-    int go;     /* 0 until the launcher lets the helper start (futex) */
-    int result; /* the helper's: 1 done, a negative errno failed */
+    int go;       /* 0 until the launcher lets the helper start (futex) */
+    int result;   /* the helper's: 1 done, a negative errno failed */
+    int admitted; /* 0 until the helper knows: 1 the host gives namespaces, -1 not (futex) */
     int user_fd, net_fd, ipc_fd;
 };
 void pd_ns_early_start(struct pd_ns_early *e, bool net);
 /* false: this build never makes them ahead (sanitizers, an architecture
  * without raw system calls here) */
 bool pd_ns_early_built(void);
+/* Does the host give the run its namespaces? The helper's answer after its
+ * first, quick step (user and IPC), waited for if need be: a prediction the
+ * child's own attempt nearly always bears out, for what must be chosen
+ * before (where the run directory goes). false where no helper runs. */
+bool pd_ns_early_admitted(struct pd_ns_early *e);
 void pd_ns_early_finish(struct pd_ns_early *e, struct pd_ns_join *j);
 void pd_ns_early_close(struct pd_ns_early *e);
 

@@ -127,6 +127,7 @@ struct pd_exec_plan {
      * one) made writable because the policy allows git ("" = none). */
     char git_roots[2][PD_PATH_MAX];
     struct pd_rundir rundir;    /* isolated only */
+    bool rundir_shm;            /* the run directory is in /dev/shm (exec_run.c) */
     struct pd_live *live;       /* the live gate (preload), NULL when not injected */
     char cache[PD_PATH_MAX];    /* the persistent cache folder, "" if none (exec_cache.c) */
     sigset_t child_mask;        /* the signal mask the command starts with */

@@ -130,10 +130,35 @@ static bool go_may_run(const struct pd_ctx *ctx)
 
 /* The run directory (temp home; compiled policy and report socket of the
  * live gate) and the roots it adds, in both modes. */
+/* In /dev/shm when the run gets its own mount namespace: a tmpfs, where
+ * making and removing the directory, the temp home, the compiled policy
+ * and the report socket cost a fraction of what they cost on a disk's file
+ * system (0.3 ms a run on ext4 here). Inside, the namespace binds it back
+ * read-only and the temp home writable, as it does one under /tmp; the
+ * host's /dev/shm is writable only as the run's private one (spec
+ * shm_private), so a child whose namespaces are refused after all keeps
+ * the directory out of the run's reach. Elsewhere, and if /dev/shm is not
+ * where it says (a link), $TMPDIR as always. */
+static void rundir_in_shm(struct pd_exec_plan *p)
+{
+    char err[PD_MSG_MAX];
+    p->rundir_shm = false;
+    if (!p->isolated || !p->ctx->policy->namespaces || !pd_ns_early_admitted(&p->early) ||
+        pd_rundir_create(&p->rundir, "/dev/shm", err, sizeof err) != 0)
+        return;
+    const char *rest = pd_path_under(p->rundir.path, "/dev/shm");
+    if (rest && rest[0] && !strchr(rest, '/')) {
+        p->rundir_shm = true;
+        return;
+    }
+    pd_rundir_remove(&p->rundir, err, sizeof err);
+}
+
 static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
 {
     char err[PD_MSG_MAX];
-    if (pd_rundir_create(&p->rundir, getenv("TMPDIR"), err, sizeof err) != 0) {
+    rundir_in_shm(p);
+    if (!p->rundir_shm && pd_rundir_create(&p->rundir, getenv("TMPDIR"), err, sizeof err) != 0) {
         pd_err("sandbox: %s", err);
         return -1;
     }

@@ -184,7 +184,11 @@ int pd_exec_spec(struct pd_exec_plan *p)
         if (p->git_roots[k][0])
             l->write[n++] = p->git_roots[k];
     l->write[n++] = p->rundir.home;
-    l->write[n++] = "/dev/shm";
+    /* where the run directory lies in it, /dev/shm is writable only as the
+     * run's own (Landlock adds it with the private one) */
+    s->shm_private = p->rundir_shm;
+    if (!s->shm_private)
+        l->write[n++] = "/dev/shm";
     /* the persistent cache folder (exec_cache.c); listed here also so that
      * the namespace floor binds it back when it lies under /tmp */
     if (p->cache[0])

@@ -206,6 +206,7 @@ static void put_spec(struct enc *e, const struct pd_sandbox_spec *s, int report_
     put_paths(e, &s->list_paths);
     put_u64(e, s->no_exec_writes);
     put_u64(e, s->allow_network);
+    put_u64(e, s->shm_private);
     put_u64(e, ns->enable);
     put_u64(e, ns->require);
     put_str(e, ns->require_why);
@@ -523,6 +524,7 @@ static void get_spec(struct dec *d, struct stage *st)
     s->list_paths = get_paths(d);
     s->no_exec_writes = get_bool(d);
     s->allow_network = get_bool(d);
+    s->shm_private = get_bool(d);
     ns->enable = get_bool(d);
     ns->require = get_bool(d);
     ns->require_why = get_str(d);

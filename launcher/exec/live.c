@@ -78,8 +78,8 @@ static int grants_of(const struct pd_sandbox_spec *spec, struct pd_kernel_grants
     memset(g, 0, sizeof *g);
     g->on = true;
     g->no_exec_writes = spec->no_exec_writes;
-    static const char *const tmp[] = {"/tmp"};
-    const struct pd_path_list private_tmp = {tmp, spec->ns.enable ? 1 : 0};
+    static const char *const tmp[] = {"/tmp", "/dev/shm"};
+    const struct pd_path_list private_tmp = {tmp, !spec->ns.enable ? 0 : spec->shm_private ? 2 : 1};
     /* what the private /tmp binds back read-only (a workspace under /tmp,
      * bar its writable roots): a write there fails EROFS by the namespace */
     const char *kept[PD_NS_KEEP_MAX];

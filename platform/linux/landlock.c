@@ -175,10 +175,12 @@ int pd_landlock_apply(const struct pd_sandbox_spec *spec, const struct pd_ns_rep
         add_paths(ruleset, &spec->list_paths, LANDLOCK_ACCESS_FS_READ_DIR, fs, err, errlen) < 0)
         goto fail;
     /* The run's own /tmp (a fresh tmpfs): writable like the temp home. What
-     * was bound back beneath it keeps its mount's read-only flag. */
+     * was bound back beneath it keeps its mount's read-only flag. So is its
+     * own /dev/shm where the host's holds the run directory: the host's is
+     * then never writable (without the namespace, only the temp home in it). */
     if (private_tmp) {
-        const char *tmp[] = {"/tmp"};
-        const struct pd_path_list l = {tmp, 1};
+        const char *tmp[] = {"/tmp", "/dev/shm"};
+        const struct pd_path_list l = {tmp, spec->shm_private ? 2 : 1};
         if (add_paths(ruleset, &l, write, fs, err, errlen) < 0)
             goto fail;
     }

@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform/linux/backend.h"
@@ -79,8 +80,12 @@ static int helper(void *arg)
      * for all its work instead of running beside it. */
     while (__atomic_load_n(&e->go, __ATOMIC_ACQUIRE) == 0)
         pd_raw_syscall4(SYS_futex, (long)&e->go, FUTEX_WAIT_PRIVATE, 0, 0);
-    long flags = CLONE_NEWIPC | (e->net ? CLONE_NEWNET : 0) | (e->user ? CLONE_NEWUSER : 0);
-    long rc = pd_raw_syscall3(SYS_unshare, flags, 0, 0);
+    /* The user and IPC namespaces first: whether the host lets the run have
+     * namespaces at all is known after this one quick call (the launcher
+     * waits for that answer, pd_ns_early_admitted); the network namespace,
+     * the slow one, follows. Made in two calls or in one, each is owned by
+     * the new user namespace. */
+    long rc = pd_raw_syscall3(SYS_unshare, CLONE_NEWIPC | (e->user ? CLONE_NEWUSER : 0), 0, 0);
     if (rc == 0 && e->user) {
         rc = raw_write_file("/proc/self/setgroups", "deny");
         if (rc == -ENOENT)
@@ -90,6 +95,10 @@ static int helper(void *arg)
         if (rc == 0)
             rc = raw_write_file("/proc/self/gid_map", e->gid_map);
     }
+    __atomic_store_n(&e->admitted, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+    pd_raw_syscall4(SYS_futex, (long)&e->admitted, FUTEX_WAKE_PRIVATE, 1, 0);
+    if (rc == 0 && e->net)
+        rc = pd_raw_syscall3(SYS_unshare, CLONE_NEWNET, 0, 0);
     if (rc == 0 && e->user)
         rc = e->user_fd = (int)raw_open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
     if (rc >= 0 && e->net)
@@ -153,6 +162,18 @@ void pd_ns_early_start(struct pd_ns_early *e, bool net)
 bool pd_ns_early_built(void)
 {
     return PD_EARLY;
+}
+
+bool pd_ns_early_admitted(struct pd_ns_early *e)
+{
+    if (!e->started || e->pid <= 0)
+        return false;
+    /* bounded: a helper that never answers (stopped, killed) is a "no" */
+    const struct timespec slice = {0, 10 * 1000 * 1000};
+    int a = 0;
+    for (int k = 0; k < 100 && (a = __atomic_load_n(&e->admitted, __ATOMIC_ACQUIRE)) == 0; k++)
+        syscall(SYS_futex, &e->admitted, FUTEX_WAIT_PRIVATE, 0, &slice);
+    return a == 1;
 }
 
 void pd_ns_early_finish(struct pd_ns_early *e, struct pd_ns_join *j)

@@ -263,7 +263,10 @@ class ResultBlockTest(ExecBase):
         env = dict(l.split("=", 1) for l in r.out.split("[STDOUT]\n", 1)[1].split("\n\n")[0]
                    .splitlines())
         self.assertIn("reeve-sandbox-", env["HOME"])
-        self.assertTrue(env["HOME"].startswith("/tmp/paldron-run-"), env["HOME"])
+        # the run directory: /dev/shm with the run's own mount namespace, else
+        # $TMPDIR (tests/integration/test_run_directory.py)
+        self.assertTrue(env["HOME"].startswith(("/dev/shm/paldron-run-", "/tmp/paldron-run-")),
+                        env["HOME"])
         # the run's own /tmp (a private tmpfs; tests/integration/test_exec_namespaces.py)
         self.assertEqual(env["TMPDIR"], "/tmp")
         # the caches live in the workspace's persistent cache folder (no pycache prefix:

@@ -266,6 +266,59 @@ Test(landlock, outside_write_paths_nothing_is_created_or_changed)
     cr_assert(exists(path(rw, "f")));
 }
 
+/* spec.shm_private: where the host's /dev/shm holds the run directory, it
+ * is writable only as the run's private one; without the namespaces (this
+ * test enters none) nothing in it is, but a write path beneath it is. */
+static void shm_sandbox(bool shm_private, const char *beneath)
+{
+    struct pd_platform_info info = probe_or_skip(3);
+    struct lists l = {
+        .exec = {"/usr", "/lib", "/lib64", "/bin", PROBE_DIR},
+        .write = {rw, beneath, shm_private ? NULL : "/dev/shm"},
+        .dev = {"/dev/null"},
+    };
+    struct pd_sandbox_spec s = spec_of(&l, false);
+    s.shm_private = shm_private;
+    apply_with(&s, &info);
+}
+
+Test(landlock, shm_private_keeps_the_hosts_dev_shm_out_of_reach)
+{
+    char mine[64], x[96], y[96];
+    snprintf(mine, sizeof mine, "/dev/shm/paldron-landlock-%d", (int)getpid());
+    if (mkdir(mine, 0700) != 0)
+        cr_skip_test("SKIP: no /dev/shm to test in: %s", strerror(errno));
+    snprintf(x, sizeof x, "/dev/shm/paldron-landlock-%d.x", (int)getpid());
+    snprintf(y, sizeof y, "%s/y", mine);
+    pid_t pid = fork();
+    cr_assert(ge(int, pid, 0));
+    if (pid == 0) {
+        shm_sandbox(true, mine);
+        int refused = try_open(x, O_WRONLY | O_CREAT);
+        int beneath = try_open(y, O_WRONLY | O_CREAT);
+        _exit(refused == EACCES && beneath == 0 ? 0 : 1);
+    }
+    int st;
+    cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+    cr_expect(eq(int, status(st), 0),
+              "shm_private: /dev/shm writable or the write path beneath it refused");
+    cr_expect(not(exists(x)));
+    unlink(y);
+    /* the same without shm_private: /dev/shm is a write path as before */
+    pid = fork();
+    cr_assert(ge(int, pid, 0));
+    if (pid == 0) {
+        shm_sandbox(false, mine);
+        int rc = try_open(x, O_WRONLY | O_CREAT);
+        unlink(x);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+    cr_expect(eq(int, status(st), 0), "/dev/shm refused without shm_private");
+    unlink(x);
+    rmdir(mine);
+}
+
 Test(landlock, read_path_is_readable_and_the_rest_is_not)
 {
     sandbox(false, 3);

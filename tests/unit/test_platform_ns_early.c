@@ -1,9 +1,9 @@
 /* tests/unit/test_platform_ns_early.c - the run's user, IPC and network namespaces
  * made ahead by a helper task (platform/linux/ns_early.c) and joined by the
- * child (pd_ns_enter). Each case runs in a forked child that reports through
- * its exit status: as root, and as nobody (the user-namespace path, what a
- * developer's run takes); the refusal with a seccomp filter that refuses
- * unshare, as Docker's default profile does. */
+ * child (pd_ns_enter), and the early answer (pd_ns_early_admitted). Each case runs in a forked
+ * child that reports through its exit status: as root, and as nobody (the user-namespace path, what
+ * a developer's run takes); the refusal with a seccomp filter that refuses unshare, as Docker's
+ * default profile does. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -61,6 +61,9 @@ static int made_and_joined(bool as_nobody)
     struct pd_ns_early e;
     struct pd_ns_join j;
     pd_ns_early_start(&e, true);
+    /* the early answer, before the helper has finished */
+    if (!pd_ns_early_admitted(&e))
+        return 7;
     pd_ns_early_finish(&e, &j);
     if (!j.on)
         return 1;
@@ -146,6 +149,8 @@ static int refused(bool unused)
     struct pd_ns_early e;
     struct pd_ns_join j;
     pd_ns_early_start(&e, true);
+    if (pd_ns_early_admitted(&e))
+        return 4; /* the refusal is the early answer too */
     pd_ns_early_finish(&e, &j);
     if (j.on)
         return 1;
@@ -172,6 +177,7 @@ Test(ns_early, a_zeroed_struct_closes_nothing)
     struct pd_ns_early e;
     memset(&e, 0, sizeof e);
     struct pd_ns_join j;
+    cr_assert_not(pd_ns_early_admitted(&e), "no helper ran: no namespaces promised");
     pd_ns_early_finish(&e, &j);
     cr_assert_not(j.on);
     pd_ns_early_close(&e);
