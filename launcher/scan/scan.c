@@ -392,6 +392,10 @@ static void watch_roots(struct pd_scan *s)
     else
         pd_watch_miss(s->watch);
     free(dirs);
+    /* ours are in place: the last run's keeper may go (scan_watch_keep.c) */
+    char kept[PD_PATH_MAX];
+    if (pd_scan_reuse_sibling(s->reuse, ".watch", kept, sizeof kept))
+        pd_watch_end_kept(pd_scan_reuse_basefd(s->reuse), kept);
 }
 
 struct pd_scan *pd_scan_snapshot(const struct pd_ctx *ctx, bool degraded, struct pd_findings *warn)
@@ -695,6 +699,10 @@ void pd_scan_free(struct pd_scan *s)
     free(s->produced);
     pd_store_free(&s->st);
     pd_names_free(&s->names);
+    /* the watches stay for the next run of the workspace (scan_watch_keep.c) */
+    char kept[PD_PATH_MAX];
+    if (s->watch && pd_scan_reuse_sibling(s->reuse, ".watch", kept, sizeof kept))
+        pd_watch_keep(s->watch, pd_scan_reuse_basefd(s->reuse), kept);
     pd_watch_free(s->watch);
     free(s);
 }

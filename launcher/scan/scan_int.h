@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "launcher/exec/exec_findings.h"
@@ -156,7 +157,21 @@ typedef void (*pd_watch_fn)(const char *dir, const char *name, bool is_dir, void
 bool pd_watch_changes(struct pd_watch *w, pd_watch_fn fn, void *user);
 /* Is the directory at path watched? */
 bool pd_watch_has(const struct pd_watch *w, const char *path);
+/* After the run: a child that holds w's watches for pd_watch_keep_sec
+ * seconds, so that the next run of the workspace adds its own cheaply
+ * (scan_watch_keep.c). Its pid, or -1 (nothing watched, or no child). */
+extern unsigned pd_watch_keep_sec; /* 15; a tunable for the tests */
+pid_t pd_watch_hand_over(struct pd_watch *w);
 void pd_watch_free(struct pd_watch *w);
+
+/* ---- the watches kept between runs (scan_watch_keep.c) ---------------------- */
+
+/* Hand w's watches to a keeper and write who it is to <dir basefd>/name
+ * (the snapshot's listings' folder, out of every run's reach). */
+void pd_watch_keep(struct pd_watch *w, int basefd, const char *name);
+/* End the keeper that file names, if it is that process still; the file
+ * goes. Called once this run's watches are in place. */
+void pd_watch_end_kept(int basefd, const char *name);
 
 /* How the last pd_scan_each_changed_file found the files (tests, bench):
  * by the watch's events, and how many directories it opened. */
@@ -238,6 +253,10 @@ void pd_reuse_finish(struct pd_scan_reuse *r, const struct pd_ctx *ctx);
 void pd_reuse_after_run(struct pd_scan_reuse *r);
 /* The cache base the kept file lives in (-1: none; r may be NULL). */
 int pd_scan_reuse_basefd(const struct pd_scan_reuse *r);
+/* The name of another file of this workspace beside the listings
+ * ("<name>-<id>" + ext) where they are trusted (r active: out of the run's
+ * reach); false elsewhere. */
+bool pd_scan_reuse_sibling(const struct pd_scan_reuse *r, const char *ext, char *out, size_t len);
 
 /* ---- fine-grained file times (scan_fine.c) ------------------------------ */
 

@@ -704,6 +704,15 @@ int pd_scan_reuse_basefd(const struct pd_scan_reuse *r)
     return r ? r->basefd : -1;
 }
 
+bool pd_scan_reuse_sibling(const struct pd_scan_reuse *r, const char *ext, char *out, size_t len)
+{
+    size_t n = r && r->active && r->basefd >= 0 ? strlen(r->name) : 0;
+    if (n < 5 || strcmp(r->name + n - 5, ".snap") != 0 ||
+        (size_t)snprintf(out, len, "%.*s%s", (int)(n - 5), r->name, ext) >= len)
+        return false;
+    return true;
+}
+
 size_t pd_scan_reuse_hits(const struct pd_scan_reuse *r)
 {
     return r ? r->hits : 0;

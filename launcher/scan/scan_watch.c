@@ -32,11 +32,13 @@
  * watch says so and the search reads every directory, as without it. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher/scan/scan_int.h"
@@ -46,8 +48,10 @@
     (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE | IN_MOVED_TO | IN_ONLYDIR |               \
      IN_DONT_FOLLOW | IN_EXCL_UNLINK)
 #define NGROUPS 2
+_Static_assert(NGROUPS == 2, "keeper_main holds two instances");
 
 size_t pd_scan_watch_min = 10000;
+unsigned pd_watch_keep_sec = 15;
 
 /* One inotify instance and the paths of its watch descriptors. */
 struct group {
@@ -61,6 +65,7 @@ struct group {
 struct pd_watch {
     struct group g[NGROUPS];
     bool broken; /* the events may be incomplete */
+    bool kept;   /* a keeper holds the watches (pd_watch_hand_over) */
 };
 
 /* Close an inotify descriptor off the caller's path. Its last close
@@ -83,9 +88,9 @@ static void release(int fd)
     close(fd);
 }
 
-static void group_close(struct group *g)
+static void group_close(struct group *g, bool kept)
 {
-    if (g->fd >= 0 && g->nwatches > 0)
+    if (g->fd >= 0 && g->nwatches > 0 && !kept)
         release(g->fd);
     else if (g->fd >= 0)
         close(g->fd);
@@ -111,7 +116,7 @@ static void broken(struct pd_watch *w)
 {
     w->broken = true;
     for (size_t k = 0; k < NGROUPS; k++) /* the kernel's memory for the watches goes now */
-        group_close(&w->g[k]);
+        group_close(&w->g[k], false);
 }
 
 /* Watch path in g; false on any failure (the watch is then unusable). */
@@ -288,12 +293,49 @@ bool pd_watch_changes(struct pd_watch *w, pd_watch_fn fn, void *user)
     return ok;
 }
 
+/* The keeper (scan_watch_keep.c): a child that holds both instances, and
+ * nothing else, for pd_watch_keep_sec seconds. Made with exit signal 0, as
+ * release()'s; a session of its own, out of the terminal's signals; no
+ * working directory that would keep a file system busy; signals unblocked
+ * (the launcher blocks some while it runs). Only raw system calls: it is a
+ * copy of a process that may have threads. */
+static void keeper_main(const int *fds)
+{
+    int lo = fds[0] < fds[1] ? fds[0] : fds[1], hi = fds[0] < fds[1] ? fds[1] : fds[0];
+    if (lo > 0)
+        syscall(SYS_close_range, 0U, (unsigned)lo - 1U, 0U);
+    if (hi > lo + 1)
+        syscall(SYS_close_range, (unsigned)lo + 1U, (unsigned)hi - 1U, 0U);
+    syscall(SYS_close_range, (unsigned)hi + 1U, ~0U, 0U);
+    const unsigned long none = 0;
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
+    syscall(SYS_setsid);
+    syscall(SYS_chdir, "/");
+    struct timespec t = {(time_t)pd_watch_keep_sec, 0};
+    while (syscall(SYS_nanosleep, &t, &t) != 0 && errno == EINTR)
+        ;
+    syscall(SYS_exit_group, 0);
+}
+
+pid_t pd_watch_hand_over(struct pd_watch *w)
+{
+    if (!pd_watch_usable(w) || w->g[0].nwatches + w->g[1].nwatches == 0)
+        return -1;
+    const int fds[NGROUPS] = {w->g[0].fd, w->g[1].fd};
+    pid_t pid = (pid_t)syscall(SYS_clone, 0UL, NULL, NULL, NULL, NULL);
+    if (pid == 0)
+        keeper_main(fds);
+    if (pid > 0)
+        w->kept = true; /* our descriptors are copies now: closed plainly */
+    return pid;
+}
+
 void pd_watch_free(struct pd_watch *w)
 {
     if (!w)
         return;
     for (size_t k = 0; k < NGROUPS; k++) {
-        group_close(&w->g[k]);
+        group_close(&w->g[k], w->kept);
         for (size_t i = 0; i < w->g[k].npaths; i++)
             free(w->g[k].paths[i]);
         free(w->g[k].paths);

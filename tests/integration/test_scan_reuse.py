@@ -182,6 +182,21 @@ WATCHED = "paldron: scan: changed files found by the kernel's change notificatio
 WALKED = "paldron: scan: changed files found by reading every directory"
 
 
+def make_many(t):
+    """12 directories of 900 files in src/many, and a .env with a secret."""
+    many = t.p("src/many")
+    os.mkdir(many)
+    for d in range(12):
+        sub = os.path.join(many, "d%02d" % d)
+        os.mkdir(sub)
+        for f in range(900):
+            with open(os.path.join(sub, "f%04d" % f), "w") as fh:
+                fh.write("x\n")
+    t.ws.write(".env", "API_TOKEN=%s\n" % SECRET)
+    t.ws._own()
+    t.settle()
+
+
 class ScanWatchTest(ReuseBase):
     """Item 4, after the run: in a workspace whose writable roots hold many
     entries (10 000 and more), the search of changed files reads only the
@@ -191,17 +206,7 @@ class ScanWatchTest(ReuseBase):
 
     def setUp(self):
         super().setUp()
-        many = self.p("src/many")
-        os.mkdir(many)
-        for d in range(12):
-            sub = os.path.join(many, "d%02d" % d)
-            os.mkdir(sub)
-            for f in range(900):
-                with open(os.path.join(sub, "f%04d" % f), "w") as fh:
-                    fh.write("x\n")
-        self.ws.write(".env", "API_TOKEN=%s\n" % SECRET)
-        self.ws._own()
-        self.settle()
+        make_many(self)
 
     def test_an_in_place_write_of_a_secret_is_found(self):
         r1 = self.run_sh("true")
@@ -237,6 +242,66 @@ class ScanWatchTest(ReuseBase):
         self.settle()
         r = self.run_sh("true")
         self.assertIn(WALKED, r.err, repr(r))
+
+
+class KeptWatchTest(ReuseBase):
+    """The watches of one run are held for the next by a keeper process
+    (launcher/scan/scan_watch_keep.c), named in <cache>/paldron/<ws>-<id>.watch:
+    it holds two inotify instances and nothing else; the next run ends it and
+    keeps its own; what that run changes is still found."""
+
+    def setUp(self):
+        super().setUp()
+        make_many(self)
+
+    def keeper(self):
+        files = glob.glob(os.path.join(self.ws.base, "cache", "paldron", "ws-*.watch"))
+        self.assertEqual(len(files), 1, files)
+        with open(files[0]) as f:
+            pid, start = (int(x) for x in f.read().split())
+        st = os.stat(files[0])
+        self.assertEqual((st.st_uid, st.st_mode & 0o777), (self.ws.user.pw_uid, 0o600))
+        return pid, start
+
+    @staticmethod
+    def running(pid, start):
+        """Is pid still the process started at start (not a zombie)?"""
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            return False
+        return fields[0] != "Z" and int(fields[19]) == start
+
+    def tearDown(self):
+        for path in glob.glob(os.path.join(self.ws.base, "cache", "paldron", "ws-*.watch")):
+            with open(path) as f:
+                pid, start = (int(x) for x in f.read().split())
+            if self.running(pid, start):
+                os.kill(pid, 9)
+        super().tearDown()
+
+    def test_the_next_run_ends_the_keeper_and_still_finds_its_changes(self):
+        self.assertRun(self.run_sh("true"), 0)
+        pid, start = self.keeper()
+        self.assertTrue(self.running(pid, start))
+        with open("/proc/%d/comm" % pid) as f:
+            self.assertEqual(f.read().strip(), "paldron")
+        self.assertEqual(os.stat("/proc/%d" % pid).st_uid, self.ws.user.pw_uid)
+        fds = [os.readlink("/proc/%d/fd/%s" % (pid, n)) for n in os.listdir("/proc/%d/fd" % pid)]
+        self.assertEqual(fds, ["anon_inode:inotify"] * 2)
+        # the next run: a static program's in-place write of the secret is found
+        r = self.run_sh("%s copy .env src/many/d05/f0042" % self.static, namespaces=False)
+        self.assertIn(WATCHED, r.err, repr(r))
+        self.assertRun(r, 2, "paldron: deny: run copied the secret of .env into "
+                       "src/many/d05/f0042 (known value)")
+        deadline = time.monotonic() + 5
+        while self.running(pid, start) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertFalse(self.running(pid, start), "the first keeper still runs")
+        pid2, start2 = self.keeper()
+        self.assertNotEqual((pid2, start2), (pid, start))
+        self.assertTrue(self.running(pid2, start2))
 
 
 if __name__ == "__main__":
