@@ -137,13 +137,16 @@ static bool go_may_run(const struct pd_ctx *ctx)
  * read-only and the temp home writable, as it does one under /tmp; the
  * host's /dev/shm is writable only as the run's private one (spec
  * shm_private), so a child whose namespaces are refused after all keeps
- * the directory out of the run's reach. Elsewhere, and if /dev/shm is not
- * where it says (a link), $TMPDIR as always. */
+ * the directory out of the run's reach. A $TMPDIR the caller set is where
+ * the caller wants temporary files: it is used, as it is elsewhere and if
+ * /dev/shm is not where it says (a link); unset, /tmp. */
 static void rundir_in_shm(struct pd_exec_plan *p)
 {
     char err[PD_MSG_MAX];
+    const char *tmpdir = getenv("TMPDIR");
     p->rundir_shm = false;
-    if (!p->isolated || !p->ctx->policy->namespaces || !pd_ns_early_admitted(&p->early) ||
+    if ((tmpdir && tmpdir[0]) || !p->isolated || !p->ctx->policy->namespaces ||
+        !pd_ns_early_admitted(&p->early) ||
         pd_rundir_create(&p->rundir, "/dev/shm", err, sizeof err) != 0)
         return;
     const char *rest = pd_path_under(p->rundir.path, "/dev/shm");

@@ -1,9 +1,9 @@
 """Issue 15, item 1: the run's private files on a tmpfs that is not writable
 inside the sandbox. With the run's own mount namespace the run directory
 (temp home, compiled policy, report socket) is made in /dev/shm
-(launcher/exec/exec_run.c rundir_in_shm): inside, it is bound back read-only
-with only the temp home writable, and the host's /dev/shm is never writable
-(the run has a private one); it is gone after the run. Where the host refuses
+(launcher/exec/exec_run.c rundir_in_shm) unless the caller set $TMPDIR: inside,
+it is bound back read-only with only the temp home writable, and the host's
+/dev/shm is never writable (the run has a private one); it is gone after the run. Where the host refuses
 the namespaces, the run directory stays in $TMPDIR as before; where the early
 check admitted them and the child's mount namespace is refused after all,
 the run fails closed.
@@ -82,6 +82,22 @@ class RunDirectoryTest(NsBase):
         # nothing of it on the host afterwards
         self.assertFalse(os.path.lexists(run), run)
         self.assertFalse(os.path.lexists("/dev/shm/pd-run-dir-test"))
+
+    def test_a_tmpdir_the_caller_set_is_used(self):
+        tmp = os.path.join(self.ws.base, "tmp")
+        os.mkdir(tmp)
+        self.ws._own()
+        self.ws.write("src/rd.py", self.raw(SCRIPT))
+        pol = self.ws.policy(self.pol())
+        r = self.ws.run(["exec", "--policy", pol, "--", "python3", "src/rd.py"],
+                        env={"TMPDIR": tmp})
+        self.assertRun(r, 0, "[EXIT CODE] 0 (success)", absent=["paldron: deny"])
+        run = os.path.dirname(self.field(r, "home"))
+        self.assertTrue(run.startswith(os.path.realpath(tmp) + "/paldron-run-"), run)
+        self.assertRefused(r, self.res(r, "policy"), "append to policy.compiled",
+                           (errno.EROFS, errno.EACCES))
+        self.assertEqual(self.res(r, "home-file"), (0, 0), repr(r))
+        self.assertFalse(os.path.lexists(run), run)
 
     def test_refused_namespaces_keep_it_in_tmpdir(self):
         if not os.path.exists(NO_USERNS):
