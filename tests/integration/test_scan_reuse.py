@@ -290,6 +290,10 @@ class KeptWatchTest(ReuseBase):
         self.assertEqual(os.stat("/proc/%d" % pid).st_uid, self.ws.user.pw_uid)
         fds = [os.readlink("/proc/%d/fd/%s" % (pid, n)) for n in os.listdir("/proc/%d/fd" % pid)]
         self.assertEqual(fds, ["anon_inode:inotify"] * 2)
+        # not the run's command line: a search for the run's processes finds nothing
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            cmd = f.read().rstrip(b"\0").decode()
+        self.assertEqual(cmd, "paldron: watches kept for the next run")
         # the next run: a static program's in-place write of the secret is found
         r = self.run_sh("%s copy .env src/many/d05/f0042" % self.static, namespaces=False)
         self.assertIn(WATCHED, r.err, repr(r))

@@ -117,6 +117,17 @@ Test(keep, the_keeper_holds_two_inotify_instances_and_nothing_else)
     link[len > 0 ? len : 0] = '\0';
     cr_expect_str_eq(link, "/", "the keeper keeps %s busy", link);
     cr_expect_eq(getsid(pid), pid, "the keeper is not in a session of its own");
+    /* what ps shows: what it is, not the launcher's command line */
+    snprintf(p, sizeof p, "/proc/%d/cmdline", (int)pid);
+    char cmd[512] = "";
+    FILE *f = fopen(p, "r");
+    cr_assert_not_null(f);
+    size_t got = fread(cmd, 1, sizeof cmd - 1, f);
+    fclose(f);
+    cmd[got] = '\0';
+    static const char title[] = "paldron: watches kept for the next run";
+    /* as much of it as the argument area holds */
+    cr_expect(got > 8 && strncmp(cmd, title, strlen(cmd)) == 0, "the keeper shows '%s'", cmd);
     reap(pid);
 }
 
