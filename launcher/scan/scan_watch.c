@@ -69,6 +69,48 @@ struct pd_watch {
     bool kept;   /* a keeper holds the watches (pd_watch_hand_over) */
 };
 
+/* What ps shows of a child made here (the keeper, release()): not the
+ * command line of the run it watched (a check for the run's processes by
+ * their command line must not find it), but what it is. Its memory is its own copy: the argument
+ * area (the start and end the kernel reports in /proc/self/stat, fields 48 and 49) is written over.
+ * Raw system calls and no library function, as below. */
+static void retitle(const char *title)
+{
+    size_t tlen = 0;
+    while (title[tlen])
+        tlen++;
+    char buf[2048];
+    long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+    syscall(SYS_close, fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    long close_paren = -1;
+    for (long k = 0; k < n; k++)
+        if (buf[k] == ')')
+            close_paren = k;
+    /* fields from 3 on follow ") "; count spaces to field 48 */
+    unsigned long v[2] = {0, 0};
+    int field = 2;
+    for (long k = close_paren + 1; close_paren >= 0 && k < n && field <= 49; k++) {
+        if (buf[k] == ' ') {
+            field++;
+            continue;
+        }
+        if (field >= 48 && buf[k] >= '0' && buf[k] <= '9')
+            v[field - 48] = v[field - 48] * 10 + (unsigned long)(buf[k] - '0');
+    }
+    char *start = (char *)v[0];
+    const unsigned long len = v[1] > v[0] ? v[1] - v[0] : 0;
+    if (len < 2)
+        return;
+    for (unsigned long k = 0; k < len; k++)
+        start[k] = k < tlen && k + 1 < len ? title[k] : '\0';
+}
+
 /* Close an inotify descriptor off the caller's path. Its last close
  * frees every mark after a grace period of the kernel's (SRCU): 0.2 to
  * 18 ms measured here, paid by whoever drops the last reference. A child
@@ -83,6 +125,7 @@ static void release(int fd)
         if (fd > 0)
             syscall(SYS_close_range, 0U, (unsigned)fd - 1U, 0U);
         syscall(SYS_close_range, (unsigned)fd + 1U, ~0U, 0U);
+        retitle("paldron: releasing watches");
         syscall(SYS_close, fd);
         syscall(SYS_exit, 0);
     }
@@ -294,46 +337,6 @@ bool pd_watch_changes(struct pd_watch *w, pd_watch_fn fn, void *user)
     return ok;
 }
 
-/* What ps shows of the keeper: not the command line of the run it watched
- * (a check for the run's processes by their command line must not find
- * it), but what it is. Its memory is its own copy: the argument area (the
- * start and end the kernel reports in /proc/self/stat, fields 48 and 49)
- * is written over. Raw system calls and no library function, as below. */
-static void retitle(void)
-{
-    static const char title[] = "paldron: watches kept for the next run";
-    char buf[2048];
-    long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
-    syscall(SYS_close, fd);
-    if (n <= 0)
-        return;
-    buf[n] = '\0';
-    long close_paren = -1;
-    for (long k = 0; k < n; k++)
-        if (buf[k] == ')')
-            close_paren = k;
-    /* fields from 3 on follow ") "; count spaces to field 48 */
-    unsigned long v[2] = {0, 0};
-    int field = 2;
-    for (long k = close_paren + 1; close_paren >= 0 && k < n && field <= 49; k++) {
-        if (buf[k] == ' ') {
-            field++;
-            continue;
-        }
-        if (field >= 48 && buf[k] >= '0' && buf[k] <= '9')
-            v[field - 48] = v[field - 48] * 10 + (unsigned long)(buf[k] - '0');
-    }
-    char *start = (char *)v[0];
-    const unsigned long len = v[1] > v[0] ? v[1] - v[0] : 0;
-    if (len < 2)
-        return;
-    for (unsigned long k = 0; k < len; k++)
-        start[k] = k + 1 < sizeof title && k + 1 < len ? title[k] : '\0';
-}
-
 /* The keeper (scan_watch_keep.c): a child that holds both instances, and
  * nothing else, for pd_watch_keep_sec seconds. Made with exit signal 0, as
  * release()'s; a session of its own, out of the terminal's signals; no
@@ -352,7 +355,7 @@ static void keeper_main(const int *fds)
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
     syscall(SYS_setsid);
     syscall(SYS_chdir, "/");
-    retitle();
+    retitle("paldron: watches kept for the next run");
     struct timespec t = {(time_t)pd_watch_keep_sec, 0};
     while (syscall(SYS_nanosleep, &t, &t) != 0 && errno == EINTR)
         ;
