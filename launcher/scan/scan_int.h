@@ -164,6 +164,11 @@ extern unsigned pd_watch_keep_sec; /* 15; a tunable for the tests */
 pid_t pd_watch_hand_over(struct pd_watch *w);
 void pd_watch_free(struct pd_watch *w);
 
+/* Fields first .. first+count-1 (numbered as in proc(5)) of the text of a
+ * /proc/<pid>/stat, as numbers, into out; false when the text ends before
+ * them. No library call: a child that is a copy of the launcher uses it. */
+bool pd_stat_fields(const char *buf, size_t n, int first, int count, unsigned long long *out);
+
 /* ---- the watches kept between runs (scan_watch_keep.c) ---------------------- */
 
 /* Hand w's watches to a keeper and write who it is to <dir basefd>/name

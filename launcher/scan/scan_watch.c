@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,11 +70,31 @@ struct pd_watch {
     bool kept;   /* a keeper holds the watches (pd_watch_hand_over) */
 };
 
+bool pd_stat_fields(const char *buf, size_t n, int first, int count, unsigned long long *out)
+{
+    size_t close_paren = n;
+    for (size_t k = 0; k < n; k++)
+        if (buf[k] == ')')
+            close_paren = k; /* the last: the name itself may hold one */
+    for (int k = 0; k < count; k++)
+        out[k] = 0;
+    /* fields from 3 on follow ") ", one space apart */
+    int field = 2;
+    for (size_t k = close_paren + 1; close_paren < n && k < n && field < first + count; k++) {
+        if (buf[k] == ' ')
+            field++;
+        else if (field >= first && buf[k] >= '0' && buf[k] <= '9')
+            out[field - first] = out[field - first] * 10 + (unsigned long long)(buf[k] - '0');
+    }
+    return close_paren < n && field >= first + count - 1;
+}
+
 /* What ps shows of a child made here (the keeper, release()): not the
  * command line of the run it watched (a check for the run's processes by
- * their command line must not find it), but what it is. Its memory is its own copy: the argument
- * area (the start and end the kernel reports in /proc/self/stat, fields 48 and 49) is written over.
- * Raw system calls and no library function, as below. */
+ * their command line must not find it), but what it is. Its memory is its
+ * own copy: the argument area (its start and end, fields 48 and 49 of
+ * /proc/self/stat) is written over. Raw system calls and no library
+ * function, as below. */
 static void retitle(const char *title)
 {
     size_t tlen = 0;
@@ -83,31 +104,16 @@ static void retitle(const char *title)
     long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+    long n = syscall(SYS_read, fd, buf, sizeof buf);
     syscall(SYS_close, fd);
-    if (n <= 0)
+    unsigned long long v[2];
+    if (n <= 0 || !pd_stat_fields(buf, (size_t)n, 48, 2, v))
         return;
-    buf[n] = '\0';
-    long close_paren = -1;
-    for (long k = 0; k < n; k++)
-        if (buf[k] == ')')
-            close_paren = k;
-    /* fields from 3 on follow ") "; count spaces to field 48 */
-    unsigned long v[2] = {0, 0};
-    int field = 2;
-    for (long k = close_paren + 1; close_paren >= 0 && k < n && field <= 49; k++) {
-        if (buf[k] == ' ') {
-            field++;
-            continue;
-        }
-        if (field >= 48 && buf[k] >= '0' && buf[k] <= '9')
-            v[field - 48] = v[field - 48] * 10 + (unsigned long)(buf[k] - '0');
-    }
-    char *start = (char *)v[0];
-    const unsigned long len = v[1] > v[0] ? v[1] - v[0] : 0;
+    char *start = (char *)(uintptr_t)v[0];
+    const unsigned long long len = v[1] > v[0] ? v[1] - v[0] : 0;
     if (len < 2)
         return;
-    for (unsigned long k = 0; k < len; k++)
+    for (unsigned long long k = 0; k < len; k++)
         start[k] = k < tlen && k + 1 < len ? title[k] : '\0';
 }
 

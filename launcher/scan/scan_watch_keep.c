@@ -47,16 +47,8 @@ static unsigned long long start_of(pid_t pid, bool *paldron)
     if (!open_paren || !close_paren || close_paren < open_paren)
         return 0;
     *paldron = close_paren - open_paren - 1 == 7 && strncmp(open_paren + 1, "paldron", 7) == 0;
-    /* after ") ": field 3 (state) on; the start time is field 22 */
-    char *p = close_paren + 1;
-    for (int field = 3; field < 22 && p; field++) {
-        p = strchr(p + 1, ' ');
-    }
-    if (!p)
-        return 0;
-    char *end;
-    unsigned long long t = strtoull(p + 1, &end, 10);
-    return end == p + 1 ? 0 : t;
+    unsigned long long start;
+    return pd_stat_fields(buf, (size_t)n, 22, 1, &start) ? start : 0;
 }
 
 void pd_watch_keep(struct pd_watch *w, int basefd, const char *name)

@@ -299,3 +299,33 @@ Test(keep, a_planted_file_ends_no_other_process)
     reap(other);
     reap(again);
 }
+
+/* ---- /proc/<pid>/stat, read without the library ---------------------------- */
+
+Test(keep, stat_fields_are_counted_after_the_name)
+{
+    /* a name with spaces and parentheses of its own */
+    char line[1024];
+    int n = snprintf(line, sizeof line, "4242 (a) b (c) S 1");
+    for (int field = 5; field <= 52; field++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %d", field * 10);
+    unsigned long long v[2] = {0, 0};
+    cr_assert(pd_stat_fields(line, (size_t)n, 22, 1, v));
+    cr_expect_eq(v[0], 220);
+    cr_assert(pd_stat_fields(line, (size_t)n, 48, 2, v));
+    cr_expect_eq(v[0], 480);
+    cr_expect_eq(v[1], 490);
+    cr_assert(pd_stat_fields(line, (size_t)n, 4, 1, v));
+    cr_expect_eq(v[0], 1, "the parent, field 4");
+    /* the text ends before the field; no name at all */
+    cr_expect_not(pd_stat_fields(line, 40, 48, 2, v));
+    cr_expect_not(pd_stat_fields("4242 no name", 12, 3, 1, v));
+    /* the real thing: our own start time is the kernel's */
+    FILE *f = fopen("/proc/self/stat", "r");
+    cr_assert_not_null(f);
+    char buf[2048];
+    size_t got = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    cr_assert(pd_stat_fields(buf, got, 4, 1, v));
+    cr_expect_eq(v[0], (unsigned long long)getppid());
+}
