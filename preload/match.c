@@ -51,13 +51,31 @@ static bool prefix_match(const char *target, const char *lit, size_t len)
     return target[len] == '\0' || target[len] == '/';
 }
 
-/* The components of the path, found once for every test of one call. */
+/* The components of the path, found once for every test of one call: with
+ * their folded first and last characters, and those characters' maps (the
+ * sets' character filters are tested against these first: a path none of
+ * whose components a set's filter admits is done with in a few words). */
 #define MAX_COMPS 64
 struct comps {
     const char *s;
     size_t n;
     uint16_t off[MAX_COMPS], len[MAX_COMPS];
+    unsigned char c0[MAX_COMPS], cn[MAX_COMPS];
+    uint32_t firsts[8], lasts[8];
 };
+
+static void map_add(uint32_t *map, unsigned char c)
+{
+    map[c >> 5] |= 1u << (c & 31);
+}
+
+static bool maps_meet(const uint32_t *a, const uint32_t *b)
+{
+    uint32_t any = 0;
+    for (int k = 0; k < 8; k++)
+        any |= a[k] & b[k];
+    return any != 0;
+}
 
 /* false when the path has more components than fit (then the gate judges). */
 static bool split(const char *abs, struct comps *c)
@@ -66,11 +84,18 @@ static bool split(const char *abs, struct comps *c)
     const char *comp;
     c->s = abs;
     c->n = 0;
+    memset(c->firsts, 0, sizeof c->firsts);
+    memset(c->lasts, 0, sizeof c->lasts);
     while (next_comp(abs, &pos, &comp, &len)) {
         if (c->n == MAX_COMPS || len > UINT16_MAX || (size_t)(comp - abs) > UINT16_MAX)
             return false;
         c->off[c->n] = (uint16_t)(comp - abs);
-        c->len[c->n++] = (uint16_t)len;
+        c->len[c->n] = (uint16_t)len;
+        c->c0[c->n] = fold(comp[0]);
+        c->cn[c->n] = fold(comp[len - 1]);
+        map_add(c->firsts, c->c0[c->n]);
+        map_add(c->lasts, c->cn[c->n]);
+        c->n++;
     }
     return true;
 }
@@ -78,11 +103,13 @@ static bool split(const char *abs, struct comps *c)
 static bool key_hits(const struct pd_image *im, const struct pd_image_set *s,
                      const struct comps *cs)
 {
+    if (!s->unfiltered && !maps_meet(s->firstmap, cs->firsts) && !maps_meet(s->lastmap, cs->lasts))
+        return false; /* no component passes the filter below */
     const struct pd_image_pat *v = pd_image_pats(im, s);
     for (size_t i = 0; i < cs->n; i++) {
         const char *comp = cs->s + cs->off[i];
         size_t len = cs->len[i];
-        unsigned char c0 = fold(comp[0]), cn = fold(comp[len - 1]);
+        unsigned char c0 = cs->c0[i], cn = cs->cn[i];
         if (!s->unfiltered && !map_has(s->firstmap, c0) && !map_has(s->lastmap, cn))
             continue;
         for (size_t k = s->nlead; k < s->pats.n; k++) {
