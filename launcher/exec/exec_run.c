@@ -128,8 +128,6 @@ static bool go_may_run(const struct pd_ctx *ctx)
     return false;
 }
 
-/* The run directory (temp home; compiled policy and report socket of the
- * live gate) and the roots it adds, in both modes. */
 /* In /dev/shm when the run gets its own mount namespace: a tmpfs, where
  * making and removing the directory, the temp home, the compiled policy
  * and the report socket cost a fraction of what they cost on a disk's file
@@ -137,9 +135,9 @@ static bool go_may_run(const struct pd_ctx *ctx)
  * read-only and the temp home writable, as it does one under /tmp; the
  * host's /dev/shm is writable only as the run's private one (spec
  * shm_private), so a child whose namespaces are refused after all keeps
- * the directory out of the run's reach. A $TMPDIR the caller set is where
- * the caller wants temporary files: it is used, as it is elsewhere and if
- * /dev/shm is not where it says (a link); unset, /tmp. */
+ * the directory out of the run's reach. Elsewhere, with a $TMPDIR the
+ * caller set (where the caller wants temporary files), or a /dev/shm that
+ * is not where it says (a link): in $TMPDIR, or /tmp, as always. */
 static void rundir_in_shm(struct pd_exec_plan *p)
 {
     char err[PD_MSG_MAX];
@@ -157,6 +155,8 @@ static void rundir_in_shm(struct pd_exec_plan *p)
     pd_rundir_remove(&p->rundir, err, sizeof err);
 }
 
+/* The run directory (temp home; compiled policy and report socket of the
+ * live gate) and the roots it adds, in both modes. */
 static int prepare_rundir(struct pd_exec_plan *p, struct pd_ctx *ctx)
 {
     char err[PD_MSG_MAX];
