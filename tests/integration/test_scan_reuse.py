@@ -288,11 +288,20 @@ class KeptWatchTest(ReuseBase):
         with open("/proc/%d/comm" % pid) as f:
             self.assertEqual(f.read().strip(), "paldron")
         self.assertEqual(os.stat("/proc/%d" % pid).st_uid, self.ws.user.pw_uid)
-        fds = [os.readlink("/proc/%d/fd/%s" % (pid, n)) for n in os.listdir("/proc/%d/fd" % pid)]
+        # once it has started (it closes the launcher's descriptors and takes its
+        # title first thing; on a busy machine it may not have run yet)
+        deadline = time.monotonic() + 5
+        while True:
+            fds = sorted(os.readlink("/proc/%d/fd/%s" % (pid, n))
+                         for n in os.listdir("/proc/%d/fd" % pid))
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                cmd = f.read().rstrip(b"\0").decode()
+            done = fds == ["anon_inode:inotify"] * 2 and cmd.startswith("paldron: ")
+            if done or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
         self.assertEqual(fds, ["anon_inode:inotify"] * 2)
         # not the run's command line: a search for the run's processes finds nothing
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            cmd = f.read().rstrip(b"\0").decode()
         self.assertEqual(cmd, "paldron: watches kept for the next run")
         # the next run: a static program's in-place write of the secret is found
         r = self.run_sh("%s copy .env src/many/d05/f0042" % self.static, namespaces=False)
