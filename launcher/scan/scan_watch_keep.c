@@ -20,6 +20,7 @@
  * still a paldron started at that time. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,11 +93,17 @@ void pd_watch_end_kept(int basefd, const char *name)
     if (n <= 0)
         return;
     buf[n] = '\0';
-    int pid;
-    unsigned long long start;
-    if (sscanf(buf, "%d %llu", &pid, &start) != 2 || pid <= 1 || pid == getpid())
+    /* "<pid> <start time>\n", nothing else */
+    char *end;
+    errno = 0;
+    long pid = strtol(buf, &end, 10);
+    if (errno || end == buf || *end != ' ' || pid <= 1 || pid > INT_MAX || pid == getpid())
+        return;
+    const char *at = end + 1;
+    unsigned long long start = strtoull(at, &end, 10);
+    if (errno || end == at || *end != '\n' || start == 0)
         return;
     bool paldron = false;
-    if (start_of(pid, &paldron) == start && paldron)
-        (void)kill(pid, SIGKILL);
+    if (start_of((pid_t)pid, &paldron) == start && paldron)
+        (void)kill((pid_t)pid, SIGKILL);
 }
