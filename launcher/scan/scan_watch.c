@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/exec/exec.h"
 #include "launcher/scan/scan_int.h"
 
 #define MAX_WATCHES 65536 /* beyond this the walk is cheaper than the kernel memory */
@@ -126,12 +127,14 @@ static void retitle(const char *title)
  * launcher goes on at once. Without the child, the close is made here. */
 static void release(int fd)
 {
+    const bool valgrind = pd_exec_under_valgrind(); /* asked here, before the copy */
     pid_t pid = (pid_t)syscall(SYS_clone, 0UL, NULL, NULL, NULL, NULL);
     if (pid == 0) {
         if (fd > 0)
             syscall(SYS_close_range, 0U, (unsigned)fd - 1U, 0U);
         syscall(SYS_close_range, (unsigned)fd + 1U, ~0U, 0U);
-        retitle("paldron: releasing watches");
+        if (!valgrind) /* valgrind's argument area is not the program's */
+            retitle("paldron: releasing watches");
         syscall(SYS_close, fd);
         syscall(SYS_exit, 0);
     }
@@ -370,7 +373,9 @@ static void keeper_main(const int *fds)
 
 pid_t pd_watch_hand_over(struct pd_watch *w)
 {
-    if (!pd_watch_usable(w) || w->g[0].nwatches + w->g[1].nwatches == 0)
+    /* under valgrind the keeper would not be a paldron that the next run
+     * recognises, and its argument area is valgrind's: none */
+    if (!pd_watch_usable(w) || w->g[0].nwatches + w->g[1].nwatches == 0 || pd_exec_under_valgrind())
         return -1;
     const int fds[NGROUPS] = {w->g[0].fd, w->g[1].fd};
     pid_t pid = (pid_t)syscall(SYS_clone, 0UL, NULL, NULL, NULL, NULL);

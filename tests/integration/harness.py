@@ -32,6 +32,11 @@ PALDRON = os.path.abspath(os.path.join(BINARY_DIR, "launcher", "paldron"))
 PALDRON_WRAPPER = shlex.split(os.environ.get("PALDRON_WRAPPER", ""))
 
 
+def valgrind_wrapped():
+    """Does paldron run under valgrind here (tests/valgrind/run.sh)?"""
+    return any("valgrind" in os.path.basename(w) for w in PALDRON_WRAPPER)
+
+
 
 def sanitized_build():
     """Is the paldron under test an ASan+UBSan build (PALDRON_SANITIZE)?"""

@@ -16,7 +16,7 @@ import os
 import re
 import time
 
-from harness import PALDRON, main, sanitized_build, skip
+from harness import PALDRON, main, sanitized_build, skip, valgrind_wrapped
 from test_exec_namespaces import NO_USERNS, NsBase
 
 SCRIPT = r'''
@@ -65,9 +65,9 @@ class RunDirectoryTest(NsBase):
         home = self.field(r, "home")
         run = os.path.dirname(home)
         self.assertTrue(home.endswith("/reeve-sandbox-home"), home)
-        if sanitized_build():
-            # no namespace helper in sanitizer builds: $TMPDIR, as before
-            print("SKIP: sanitizer build: the run directory stays in $TMPDIR")
+        if sanitized_build() or valgrind_wrapped():
+            # no namespace helper in sanitizer builds and under valgrind: $TMPDIR
+            print("SKIP: sanitizer build or valgrind: the run directory stays in $TMPDIR")
             self.assertTrue(run.startswith("/tmp/paldron-run-"), run)
         else:
             self.assertTrue(run.startswith("/dev/shm/paldron-run-"), run)
@@ -121,8 +121,8 @@ class RunDirectoryTest(NsBase):
     def test_mount_namespace_refused_after_the_early_check_fails_closed(self):
         if not os.path.exists(NO_USERNS):
             skip(self, "no_userns not built at %s" % NO_USERNS)
-        if sanitized_build():
-            skip(self, "sanitizer build: no early check to pass")
+        if sanitized_build() or valgrind_wrapped():
+            skip(self, "sanitizer build or valgrind: no early check to pass")
         before = set(os.listdir("/dev/shm"))
         pol = self.ws.policy(self.pol(["touch"]))
         r = self.ws.run(["--mount", PALDRON, "exec", "--policy", pol, "--", "sh", "-c",
