@@ -13,16 +13,13 @@
 
 #include "launcher/exec/rundir.h"
 #include "policy/policy.h"
+#include "test_path_at.h"
 
 static char base[] = "/tmp/paldron-memo-XXXXXX";
 
 static const char *at(const char *rel)
 {
-    static char p[4][PD_PATH_MAX];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", base, rel);
-    return p[k];
+    return test_path_at(base, rel);
 }
 
 static void setup(void)

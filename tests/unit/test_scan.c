@@ -15,6 +15,7 @@
 
 #include "launcher/exec/rundir.h"
 #include "launcher/scan/scan.h"
+#include "test_path_at.h"
 
 /* Test paths are short; PATH_MAX buffers are plenty. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -50,11 +51,7 @@ static void dir(const char *rel)
 
 static const char *at(const char *rel)
 {
-    static char p[4][PD_PATH_MAX];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", ws, rel);
-    return p[k];
+    return test_path_at(ws, rel);
 }
 
 /* Set an old mtime (and atime): what `touch -d` or a copied file has. */

@@ -14,6 +14,7 @@
 
 #include "launcher/exec/rundir.h"
 #include "launcher/scan/scan.h"
+#include "test_path_at.h"
 
 static char base[] = "/tmp/paldron-scanchg-XXXXXX";
 static char ws[64];
@@ -24,11 +25,7 @@ static struct pd_findings found, warn;
 
 static const char *at(const char *rel)
 {
-    static char p[4][PD_PATH_MAX + 64];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", ws, rel);
-    return p[k];
+    return test_path_at(ws, rel);
 }
 
 static void put(const char *rel, const char *text)

@@ -18,6 +18,7 @@
 #include "launcher/exec/exec.h"
 #include "launcher/exec/rundir.h"
 #include "launcher/scan/scan.h"
+#include "test_path_at.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -33,11 +34,7 @@ static bool loaded;
 
 static const char *at(const char *rel)
 {
-    static char p[4][PD_PATH_MAX];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", ws, rel);
-    return p[k];
+    return test_path_at(ws, rel);
 }
 
 static void put(const char *rel, const char *text)

@@ -20,6 +20,7 @@
 
 #include "launcher/exec/rundir.h"
 #include "launcher/scan/scan_int.h"
+#include "test_path_at.h"
 
 static char base[] = "/tmp/paldron-watchkeep-XXXXXX";
 static int basefd = -1;
@@ -43,11 +44,7 @@ TestSuite(keep, .init = setup, .fini = teardown);
 
 static const char *at(const char *rel)
 {
-    static char p[4][PD_PATH_MAX];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", base, rel);
-    return p[k];
+    return test_path_at(base, rel);
 }
 
 /* A watch on one new directory of base. */
