@@ -51,13 +51,14 @@ int pd_landlock_apply(const struct pd_sandbox_spec *spec, const struct pd_ns_rep
  * failure (err names the step). */
 #define PD_NS_REFUSE 1
 
+/* ns_user.c: the identity map of one id ("1000 1000 1\n"): uid_map and
+ * gid_map of the run's user namespace, made here and in ns_early.c. */
+void pd_ns_id_map(char *out, size_t len, unsigned long id);
+
 /* ns_user.c: unshare user (unless real root), mount, IPC and (net) network
  * namespaces; identity uid/gid maps. *user_ns: a user namespace was made.
  * join (may be NULL or off): the user, IPC and network namespaces made
  * ahead (ns_early.c) are joined instead, when they are the ones asked for. */
-/* ns_user.c: the identity map of one id ("1000 1000 1\n"): uid_map and
- * gid_map of the run's user namespace, made here and in ns_early.c. */
-void pd_ns_id_map(char *out, size_t len, unsigned long id);
 int pd_ns_enter(bool net, const struct pd_ns_join *join, bool *user_ns, char *err, size_t errlen);
 
 /* ns_net.c: bring lo up in the new network namespace. */
