@@ -17,7 +17,8 @@
  * snapshot's listings and out of every run's reach like them
  * (scan_reuse.c): its pid and start time. A file planted there could name
  * any process of the user; the next run signals the pid only if it is
- * still a paldron started at that time. */
+ * still a paldron started at that time (through a pidfd, so the process
+ * checked is the one signalled). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "launcher/scan/scan_int.h"
@@ -103,7 +105,20 @@ void pd_watch_end_kept(int basefd, const char *name)
     unsigned long long start = strtoull(at, &end, 10);
     if (errno || end == at || *end != '\n' || start == 0)
         return;
+    /* through a pidfd opened before the check, as pd_tree_signal does: the
+     * process checked is the process signalled, never a pid used again */
     bool paldron = false;
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+    long pidfd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    if (pidfd < 0 && errno != ENOSYS)
+        return; /* gone */
+    if (pidfd >= 0) {
+        if (start_of((pid_t)pid, &paldron) == start && paldron)
+            (void)syscall(SYS_pidfd_send_signal, (int)pidfd, SIGKILL, NULL, 0);
+        close((int)pidfd);
+        return;
+    }
+#endif
     if (start_of((pid_t)pid, &paldron) == start && paldron)
         (void)kill((pid_t)pid, SIGKILL);
 }
