@@ -262,6 +262,9 @@ int pd_scan_reuse_basefd(const struct pd_scan_reuse *r);
  * ("<name>-<id>" + ext) where they are trusted (r active: out of the run's
  * reach); false elsewhere. */
 bool pd_scan_reuse_sibling(const struct pd_scan_reuse *r, const char *ext, char *out, size_t len);
+/* Write the file name in basefd whole or not at all (a hidden new file
+ * renamed over it, 0600, no link followed). */
+bool pd_reuse_put_file(int basefd, const char *name, const void *buf, size_t len);
 
 /* ---- fine-grained file times (scan_fine.c) ------------------------------ */
 

@@ -627,6 +627,24 @@ static bool write_all(int fd, const char *buf, size_t len)
     return true;
 }
 
+bool pd_reuse_put_file(int basefd, const char *name, const void *buf, size_t len)
+{
+    /* a new file renamed over the old one: a reader sees one or the other
+     * whole, and the name never stands for an inode someone linked before */
+    char tmp[PD_PATH_MAX + 32];
+    if ((size_t)snprintf(tmp, sizeof tmp, ".%s.%ld", name, (long)getpid()) >= sizeof tmp)
+        return false;
+    int fd = openat(basefd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return false;
+    bool ok = write_all(fd, buf, len);
+    ok = close(fd) == 0 && ok;
+    if (ok && renameat(basefd, tmp, basefd, name) == 0)
+        return true;
+    (void)unlinkat(basefd, tmp, 0);
+    return false;
+}
+
 static void save(struct pd_scan_reuse *r)
 {
     size_t len = 0;
@@ -649,17 +667,7 @@ static void save(struct pd_scan_reuse *r)
     h.len = len;
     h.sum = fnv(FNV0, buf + sizeof h, len);
     memcpy(buf, &h, sizeof h);
-    /* a new file renamed over the old one: a reader sees one or the other
-     * whole, and the name never stands for an inode someone linked before */
-    char tmp[PD_PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, ".%s.%ld", r->name, (long)getpid());
-    int fd = openat(r->basefd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-        bool ok = write_all(fd, buf, sizeof h + len);
-        ok = close(fd) == 0 && ok;
-        if (!ok || renameat(r->basefd, tmp, r->basefd, r->name) != 0)
-            (void)unlinkat(r->basefd, tmp, 0);
-    }
+    (void)pd_reuse_put_file(r->basefd, r->name, buf, sizeof h + len);
     free(buf);
 }
 

@@ -63,17 +63,10 @@ void pd_watch_keep(struct pd_watch *w, int basefd, const char *name)
         return;
     bool paldron = false;
     unsigned long long start = start_of(pid, &paldron);
-    char tmp[PD_PATH_MAX], line[64];
+    char line[64];
     int len = snprintf(line, sizeof line, "%d %llu\n", (int)pid, start);
-    if (start == 0 || (size_t)snprintf(tmp, sizeof tmp, "%s.%d", name, (int)getpid()) >= sizeof tmp)
-        return;
-    int fd = openat(basefd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return;
-    bool ok = write(fd, line, (size_t)len) == len;
-    close(fd);
-    if (!ok || renameat(basefd, tmp, basefd, name) != 0)
-        (void)unlinkat(basefd, tmp, 0);
+    if (start != 0)
+        (void)pd_reuse_put_file(basefd, name, line, (size_t)len);
 }
 
 void pd_watch_end_kept(int basefd, const char *name)
