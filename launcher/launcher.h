@@ -95,4 +95,14 @@ int pd_preload_path(char *out, size_t len);
 /* "paldron: " + formatted message + newline on stderr. */
 __attribute__((format(printf, 1, 2))) void pd_err(const char *fmt, ...);
 
+/* kept.c: the file naming a process a run left for the next one ("<pid>
+ * <start time>\n" in basefd's name, the user's own, one link, written by no
+ * one else): read and removed. false when absent or not that. */
+bool pd_kept_read(int basefd, const char *name, pid_t *pid, unsigned long long *start);
+/* The same of the open file fd, left in place. */
+bool pd_kept_parse_fd(int fd, pid_t *pid, unsigned long long *start);
+/* A pidfd of pid if it is still the paldron started at start, else -1. */
+int pd_kept_pidfd(pid_t pid, unsigned long long start);
+bool pd_kept_signal(int pidfd, int sig);
+
 #endif

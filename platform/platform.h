@@ -159,6 +159,7 @@ struct pd_ns_early {
     int result;   /* the helper's: 1 done, a negative errno failed */
     int admitted; /* 0 until the helper knows: 1 the host gives namespaces, -1 not (futex) */
     int user_fd, net_fd, ipc_fd;
+    bool adopted; /* no helper: the fds are a stock's (pd_ns_stock_adopt) */
 };
 void pd_ns_early_start(struct pd_ns_early *e, bool net);
 /* false: this build never makes them ahead (sanitizers, an architecture
@@ -171,6 +172,47 @@ bool pd_ns_early_built(void);
 bool pd_ns_early_admitted(struct pd_ns_early *e);
 void pd_ns_early_finish(struct pd_ns_early *e, struct pd_ns_join *j);
 void pd_ns_early_close(struct pd_ns_early *e);
+
+/* Namespaces made after a run for the next (ns_stock.c): a kept process, a
+ * child of the launcher that holds nothing of the run (no descriptor but
+ * dirfd, "/" as its directory, a session of its own, default signal
+ * dispositions, its command line rewritten to "paldron: namespaces made
+ * for the next run"), makes the user (unless root), IPC and, with net,
+ * network namespaces with lo up, exactly as the ns_early helper does, then
+ * names itself in dirfd's file name ("<pid> <start time>\n", linked there
+ * only if no such file is: never two; with replace, over the spent file of
+ * a stock the caller took) and waits keep_sec seconds for a
+ * launcher to take them; then removes the file if it is still its own and
+ * exits. It runs on the launcher's memory (no copy of its page tables):
+ * call it last, once nothing the launcher does can depend on its argument
+ * area. Returns its pid, or -1 (not made: this build has no raw system
+ * calls, or clone failed). */
+pid_t pd_ns_stock_make(int dirfd, const char *name, bool net, bool replace, unsigned keep_sec);
+
+/* Take the namespaces of the kept process pid (its identity checked by the
+ * caller) into e as pd_ns_early_start would have made them: the user
+ * namespace (unless root) a child of the caller's and owned by its euid,
+ * the IPC and network ones owned by that user namespace (by the caller's
+ * own as root) and not the caller's. false, e untouched, when any of that
+ * does not hold. */
+bool pd_ns_stock_adopt(struct pd_ns_early *e, pid_t pid, bool net);
+
+/* /proc/<pid>/stat: the count decimal fields from field first on (1-based,
+ * as proc(5) counts; the name in parentheses may hold spaces and ')').
+ * true when they are all there. */
+bool pd_stat_fields(const char *buf, size_t n, int first, int count, unsigned long long *out);
+/* The start time of pid (clock ticks since boot) and whether its name is
+ * "paldron"; 0 when it is gone. */
+unsigned long long pd_proc_start(pid_t pid, bool *paldron);
+/* Does pid run under the same no_new_privs flag and seccomp filters (mode
+ * and count, /proc/<pid>/status) as the caller? A process made by a
+ * launcher confined as this one is. */
+bool pd_proc_same_confinement(pid_t pid);
+/* Write title over the caller's argument area (what ps and
+ * /proc/<pid>/cmdline show) and blank its environment area (what
+ * /proc/<pid>/environ shows: the run's, in a process made by the launcher),
+ * in raw system calls where there are. */
+void pd_proc_retitle(const char *title);
 
 /* Fill *info. Never fails; absent features are reported as such. */
 void pd_platform_probe(struct pd_platform_info *info);

@@ -222,6 +222,22 @@ const char *pd_env_drop_reason(const char *name, size_t len, const struct pd_str
  * -1 with err (NULL allowed) saying why. */
 int pd_cache_base(char *out, size_t len, char *err, size_t errlen);
 int pd_cache_dir(const char *workspace, char *out, size_t len, char *err, size_t errlen);
+/* exec_ns_stock.c: the run's namespaces (e), taken from the stock the last
+ * run left, else made while the run is prepared (pd_ns_early_start); and
+ * after a run that entered them, the stock for the next (kept
+ * pd_ns_stock_keep_sec seconds, 15). net: the run has no network. */
+void pd_exec_ns_begin(struct pd_exec_plan *p, bool net);
+/* The kept process whose namespaces were taken ends (once the child has
+ * started: exec_supervise.c). */
+void pd_exec_ns_end_taken(void);
+bool pd_exec_ns_stock_due(const struct pd_exec_plan *p); /* the run entered them */
+void pd_exec_ns_stock_leave(bool due, bool net);
+extern unsigned pd_ns_stock_keep_sec;
+
+/* The cache base (pd_cache_base) opened as pd_cache_prepare made it: the
+ * user's, no link in its last component, writable by no one else; -1 if it
+ * is not there (yet) or is not that. */
+int pd_cache_base_open(const char *base);
 int pd_cache_prepare(const char *workspace, char *out, size_t len, char *err, size_t errlen);
 /* Isolated mode: prepare p->cache and make it a writable root of the live
  * gate (the spec adds it for the kernel). A cache that cannot be made is a

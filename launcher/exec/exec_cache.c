@@ -60,6 +60,30 @@ int pd_cache_base(char *out, size_t len, char *err, size_t errlen)
     return 0;
 }
 
+/* Open ~/.cache/paldron as pd_cache_prepare made it: a directory of the
+ * user's, reached without following a link in its last component, that no
+ * one else may write. -1 if it is not there (yet) or is not that. */
+int pd_cache_base_open(const char *base)
+{
+    char parent[PD_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", base);
+    char *slash = strrchr(parent, '/');
+    if (!slash || slash == parent)
+        return -1;
+    *slash = '\0';
+    int top = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (top < 0)
+        return -1;
+    int fd = openat(top, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(top);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
     const unsigned char *p = data;

@@ -402,7 +402,7 @@ static int run(struct pd_ctx *ctx, int argc, char **argv, const struct pd_exec_o
     /* the namespaces take longest to make and need nothing prepared here:
      * a helper makes them meanwhile (platform.h); the child joins them */
     if (p->isolated && pol->namespaces && !p->valgrind)
-        pd_ns_early_start(&p->early, !pol->allow_network);
+        pd_exec_ns_begin(p, !pol->allow_network);
     if (!p->isolated)
         pd_err("warning: running without OS isolation: the argv gate, the live gate in "
                "dynamically linked programs, the post-run scan%s run; no kernel boundary: static "
@@ -568,6 +568,9 @@ out:
     pd_findings_free(&warn);
     pd_findings_free(&deny);
     pd_findings_free(&layer);
+    /* the namespaces of the next run are made once this one is over */
+    const bool stock = p && pd_exec_ns_stock_due(p);
+    const bool stock_net = !pol->allow_network;
     if (p) {
         pd_ns_early_close(&p->early);
         remove_rundir(p, o);
@@ -583,6 +586,8 @@ out:
     sigprocmask(SIG_SETMASK, &saved, NULL);
     pd_timing_mark("report+free");
     pd_timing_print(stderr);
+    /* last: the process that makes them shares this memory (ns_stock.c) */
+    pd_exec_ns_stock_leave(stock, stock_net);
     return rc;
 }
 

@@ -309,6 +309,13 @@ int pd_exec_supervise(struct pd_exec_plan *p, struct pd_exec_outcome *o)
         s.child = pd_exec_spawn(p, out[1], err[1], ep[1]);
     }
     pd_timing_mark("spawn");
+    /* The kept process whose namespaces the run took (exec_ns_stock.c)
+     * ends now that the child has started: its exit frees the memory of
+     * the launcher it was made by, on this CPU most likely, while the
+     * launcher would only wait. It can do nothing in the run's namespaces
+     * meanwhile: it only sleeps, and the run's processes cannot signal,
+     * trace or join it (Landlock's scopes, seccomp). */
+    pd_exec_ns_end_taken();
     if (s.child < 0) {
         start_failed(o, "fork");
         goto out;

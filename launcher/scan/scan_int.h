@@ -13,6 +13,7 @@
 
 #include "launcher/exec/exec_findings.h"
 #include "launcher/scan/scan.h"
+#include "platform/platform.h"
 #include "policy/policy.h"
 
 /* The same time? Is a later than b? (file times and clock readings alike) */
@@ -163,11 +164,6 @@ bool pd_watch_has(const struct pd_watch *w, const char *path);
 extern unsigned pd_watch_keep_sec; /* 15; a tunable for the tests */
 pid_t pd_watch_hand_over(struct pd_watch *w);
 void pd_watch_free(struct pd_watch *w);
-
-/* Fields first .. first+count-1 (numbered as in proc(5)) of the text of a
- * /proc/<pid>/stat, as numbers, into out; false when the text ends before
- * them. No library call: a child that is a copy of the launcher uses it. */
-bool pd_stat_fields(const char *buf, size_t n, int first, int count, unsigned long long *out);
 
 /* ---- the watches kept between runs (scan_watch_keep.c) ---------------------- */
 

@@ -254,30 +254,6 @@ static uint64_t filter_hash(const struct names *nm)
 
 /* ---- the file's place ------------------------------------------------------------ */
 
-/* Open ~/.cache/paldron as pd_cache_prepare made it: a directory of the
- * user's, reached without following a link in its last component, that no
- * one else may write. -1 if it is not there (yet) or is not that. */
-static int open_base(const char *base)
-{
-    char parent[PD_PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", base);
-    char *slash = strrchr(parent, '/');
-    if (!slash || slash == parent)
-        return -1;
-    *slash = '\0';
-    int top = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (top < 0)
-        return -1;
-    int fd = openat(top, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    close(top);
-    struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022))) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
 /* The real path of the file (its folder resolved through the descriptor). */
 static bool real_path(struct pd_scan_reuse *r)
 {
@@ -390,7 +366,7 @@ struct pd_scan_reuse *pd_scan_reuse_open(const struct pd_ctx *ctx, bool isolated
     if ((size_t)snprintf(r->name, sizeof r->name, "%s.snap", slash + 1) >= sizeof r->name)
         return r;
     *slash = '\0';
-    r->basefd = open_base(dir);
+    r->basefd = pd_cache_base_open(dir);
     if (r->basefd >= 0 && !real_path(r)) {
         close(r->basefd);
         r->basefd = -1;
@@ -687,7 +663,7 @@ void pd_reuse_finish(struct pd_scan_reuse *r, const struct pd_ctx *ctx)
         if (pd_cache_dir(ctx->workspace, dir, sizeof dir, NULL, 0) != 0)
             return;
         *strrchr(dir, '/') = '\0';
-        r->basefd = open_base(dir);
+        r->basefd = pd_cache_base_open(dir);
         if (r->basefd < 0 || !real_path(r))
             return;
     }

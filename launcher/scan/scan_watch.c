@@ -71,53 +71,6 @@ struct pd_watch {
     bool kept;   /* a keeper holds the watches (pd_watch_hand_over) */
 };
 
-bool pd_stat_fields(const char *buf, size_t n, int first, int count, unsigned long long *out)
-{
-    size_t close_paren = n;
-    for (size_t k = 0; k < n; k++)
-        if (buf[k] == ')')
-            close_paren = k; /* the last: the name itself may hold one */
-    for (int k = 0; k < count; k++)
-        out[k] = 0;
-    /* fields from 3 on follow ") ", one space apart */
-    int field = 2;
-    for (size_t k = close_paren + 1; close_paren < n && k < n && field < first + count; k++) {
-        if (buf[k] == ' ')
-            field++;
-        else if (field >= first && buf[k] >= '0' && buf[k] <= '9')
-            out[field - first] = out[field - first] * 10 + (unsigned long long)(buf[k] - '0');
-    }
-    return close_paren < n && field >= first + count - 1;
-}
-
-/* What ps shows of a child made here (the keeper, release()): not the
- * command line of the run it watched (a check for the run's processes by
- * their command line must not find it), but what it is. Its memory is its
- * own copy: the argument area (its start and end, fields 48 and 49 of
- * /proc/self/stat) is written over. Raw system calls and no library
- * function, as below. */
-static void retitle(const char *title)
-{
-    size_t tlen = 0;
-    while (title[tlen])
-        tlen++;
-    char buf[2048];
-    long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    long n = syscall(SYS_read, fd, buf, sizeof buf);
-    syscall(SYS_close, fd);
-    unsigned long long v[2];
-    if (n <= 0 || !pd_stat_fields(buf, (size_t)n, 48, 2, v))
-        return;
-    char *start = (char *)(uintptr_t)v[0];
-    const unsigned long long len = v[1] > v[0] ? v[1] - v[0] : 0;
-    if (len < 2)
-        return;
-    for (unsigned long long k = 0; k < len; k++)
-        start[k] = k < tlen && k + 1 < len ? title[k] : '\0';
-}
-
 /* Close an inotify descriptor off the caller's path. Its last close
  * frees every mark after a grace period of the kernel's (SRCU): 0.2 to
  * 18 ms measured here, paid by whoever drops the last reference. A child
@@ -134,7 +87,7 @@ static void release(int fd)
             syscall(SYS_close_range, 0U, (unsigned)fd - 1U, 0U);
         syscall(SYS_close_range, (unsigned)fd + 1U, ~0U, 0U);
         if (!valgrind) /* valgrind's argument area is not the program's */
-            retitle("paldron: releasing watches");
+            pd_proc_retitle("paldron: releasing watches");
         syscall(SYS_close, fd);
         syscall(SYS_exit, 0);
     }
@@ -364,7 +317,7 @@ static void keeper_main(const int *fds)
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
     syscall(SYS_setsid);
     syscall(SYS_chdir, "/");
-    retitle("paldron: watches kept for the next run");
+    pd_proc_retitle("paldron: watches kept for the next run");
     struct timespec t = {(time_t)pd_watch_keep_sec, 0};
     while (syscall(SYS_nanosleep, &t, &t) != 0 && errno == EINTR)
         ;

@@ -15,44 +15,14 @@
  *
  * Who the keeper is goes to <cache base>/<name>-<id>.watch, beside the
  * snapshot's listings and out of every run's reach like them
- * (scan_reuse.c): its pid and start time. A file planted there could name
- * any process of the user; the next run signals the pid only if it is
- * still a paldron started at that time (through a pidfd, so the process
- * checked is the one signalled). */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
+ * (scan_reuse.c): its pid and start time; the next run signals it only if
+ * it is still that paldron (launcher/kept.c). */
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "launcher/launcher.h"
 #include "launcher/scan/scan_int.h"
-
-/* The start time of pid (field 22 of /proc/<pid>/stat, clock ticks since
- * boot) and whether it runs paldron; 0 when it is gone. */
-static unsigned long long start_of(pid_t pid, bool *paldron)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
-    if (!open_paren || !close_paren || close_paren < open_paren)
-        return 0;
-    *paldron = close_paren - open_paren - 1 == 7 && strncmp(open_paren + 1, "paldron", 7) == 0;
-    unsigned long long start;
-    return pd_stat_fields(buf, (size_t)n, 22, 1, &start) ? start : 0;
-}
 
 void pd_watch_keep(struct pd_watch *w, int basefd, const char *name)
 {
@@ -62,7 +32,7 @@ void pd_watch_keep(struct pd_watch *w, int basefd, const char *name)
     if (pid <= 0)
         return;
     bool paldron = false;
-    unsigned long long start = start_of(pid, &paldron);
+    unsigned long long start = pd_proc_start(pid, &paldron);
     char line[64];
     int len = snprintf(line, sizeof line, "%d %llu\n", (int)pid, start);
     if (start != 0)
@@ -71,47 +41,13 @@ void pd_watch_keep(struct pd_watch *w, int basefd, const char *name)
 
 void pd_watch_end_kept(int basefd, const char *name)
 {
-    if (basefd < 0)
+    pid_t pid;
+    unsigned long long start;
+    if (basefd < 0 || !pd_kept_read(basefd, name, &pid, &start))
         return;
-    int fd = openat(basefd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    struct stat st;
-    char buf[64];
-    ssize_t n = -1;
-    /* as the listings: the user's own, one link, written by no one else */
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1 &&
-        !(st.st_mode & 022))
-        n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    (void)unlinkat(basefd, name, 0);
-    if (n <= 0)
-        return;
-    buf[n] = '\0';
-    /* "<pid> <start time>\n", nothing else */
-    char *end;
-    errno = 0;
-    long pid = strtol(buf, &end, 10);
-    if (errno || end == buf || *end != ' ' || pid <= 1 || pid > INT_MAX || pid == getpid())
-        return;
-    const char *at = end + 1;
-    unsigned long long start = strtoull(at, &end, 10);
-    if (errno || end == at || *end != '\n' || start == 0)
-        return;
-    /* through a pidfd opened before the check, as pd_tree_signal does: the
-     * process checked is the process signalled, never a pid used again */
-    bool paldron = false;
-#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
-    long pidfd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
-    if (pidfd < 0 && errno != ENOSYS)
-        return; /* gone */
+    int pidfd = pd_kept_pidfd(pid, start);
     if (pidfd >= 0) {
-        if (start_of((pid_t)pid, &paldron) == start && paldron)
-            (void)syscall(SYS_pidfd_send_signal, (int)pidfd, SIGKILL, NULL, 0);
-        close((int)pidfd);
-        return;
+        (void)pd_kept_signal(pidfd, SIGKILL);
+        close(pidfd);
     }
-#endif
-    if (start_of((pid_t)pid, &paldron) == start && paldron)
-        (void)kill((pid_t)pid, SIGKILL);
 }

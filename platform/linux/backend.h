@@ -11,6 +11,22 @@
 #include <stdint.h>
 
 #include "platform/platform.h"
+#include "platform/linux/raw_syscall.h"
+
+/* Namespaces made by a task of the launcher's own (ns_early.c, ns_stock.c):
+ * raw system calls, so not under AddressSanitizer (its allocator and thread
+ * registry are not made for a second task on the same memory) nor where
+ * raw_syscall.h has none. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PD_EARLY 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PD_EARLY 0
+#endif
+#endif
+#ifndef PD_EARLY
+#define PD_EARLY PD_RAW_SYSCALL
+#endif
 
 /* The newest Landlock ABI this backend knows; a newer kernel is used at
  * this level. */
@@ -54,6 +70,14 @@ int pd_landlock_apply(const struct pd_sandbox_spec *spec, const struct pd_ns_rep
 /* ns_user.c: the identity map of one id ("1000 1000 1\n"): uid_map and
  * gid_map of the run's user namespace, made here and in ns_early.c. */
 void pd_ns_id_map(char *out, size_t len, unsigned long id);
+
+#if PD_EARLY
+/* The steps of pd_ns_enter for the user (when user), IPC and (when net)
+ * network namespaces of the calling task, in raw system calls; *admitted,
+ * when not NULL, is set (1 made, -1 refused) and woken (futex) once the
+ * first two are. 0 or a negative errno. */
+long pd_ns_make_raw(bool user, bool net, const char *uid_map, const char *gid_map, int *admitted);
+#endif
 
 /* ns_user.c: unshare user (unless real root), mount, IPC and (net) network
  * namespaces; identity uid/gid maps. *user_ns: a user namespace was made.

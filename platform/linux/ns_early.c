@@ -39,36 +39,33 @@
 #include "platform/linux/backend.h"
 #include "platform/linux/raw_syscall.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define PD_EARLY 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PD_EARLY 0
-#endif
-#endif
-#ifndef PD_EARLY
-#define PD_EARLY PD_RAW_SYSCALL
-#endif
-
 #define EARLY_STACK (64 * 1024)
 
 #if PD_EARLY
-static long raw_open(const char *path, int flags)
+long pd_ns_make_raw(bool user, bool net, const char *uid_map, const char *gid_map, int *admitted)
 {
-    return pd_raw_syscall3(SYS_openat, AT_FDCWD, (long)path, flags);
-}
-
-static long raw_write_file(const char *path, const char *text)
-{
-    long fd = raw_open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return fd;
-    size_t n = 0;
-    while (text[n])
-        n++;
-    long w = pd_raw_syscall3(SYS_write, fd, (long)text, (long)n);
-    pd_raw_syscall3(SYS_close, fd, 0, 0);
-    return w == (long)n ? 0 : (w < 0 ? w : -EIO);
+    /* The user and IPC namespaces first: whether the host lets the run have
+     * namespaces at all is known after this one quick call (the launcher
+     * waits for that answer, pd_ns_early_admitted); the network namespace,
+     * the slow one, follows. Made in two calls or in one, each is owned by
+     * the new user namespace. */
+    long rc = pd_raw_syscall3(SYS_unshare, CLONE_NEWIPC | (user ? CLONE_NEWUSER : 0), 0, 0);
+    if (rc == 0 && user) {
+        rc = pd_raw_write_file("/proc/self/setgroups", "deny");
+        if (rc == -ENOENT)
+            rc = 0;
+        if (rc == 0)
+            rc = pd_raw_write_file("/proc/self/uid_map", uid_map);
+        if (rc == 0)
+            rc = pd_raw_write_file("/proc/self/gid_map", gid_map);
+    }
+    if (admitted) {
+        __atomic_store_n(admitted, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+        pd_raw_syscall4(SYS_futex, (long)admitted, FUTEX_WAKE_PRIVATE, 1, 0);
+    }
+    if (rc == 0 && net)
+        rc = pd_raw_syscall3(SYS_unshare, CLONE_NEWNET, 0, 0);
+    return rc;
 }
 
 /* The helper: everything it touches is *e and its own stack. */
@@ -80,31 +77,13 @@ static int helper(void *arg)
      * for all its work instead of running beside it. */
     while (__atomic_load_n(&e->go, __ATOMIC_ACQUIRE) == 0)
         pd_raw_syscall4(SYS_futex, (long)&e->go, FUTEX_WAIT_PRIVATE, 0, 0);
-    /* The user and IPC namespaces first: whether the host lets the run have
-     * namespaces at all is known after this one quick call (the launcher
-     * waits for that answer, pd_ns_early_admitted); the network namespace,
-     * the slow one, follows. Made in two calls or in one, each is owned by
-     * the new user namespace. */
-    long rc = pd_raw_syscall3(SYS_unshare, CLONE_NEWIPC | (e->user ? CLONE_NEWUSER : 0), 0, 0);
-    if (rc == 0 && e->user) {
-        rc = raw_write_file("/proc/self/setgroups", "deny");
-        if (rc == -ENOENT)
-            rc = 0;
-        if (rc == 0)
-            rc = raw_write_file("/proc/self/uid_map", e->uid_map);
-        if (rc == 0)
-            rc = raw_write_file("/proc/self/gid_map", e->gid_map);
-    }
-    __atomic_store_n(&e->admitted, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
-    pd_raw_syscall4(SYS_futex, (long)&e->admitted, FUTEX_WAKE_PRIVATE, 1, 0);
-    if (rc == 0 && e->net)
-        rc = pd_raw_syscall3(SYS_unshare, CLONE_NEWNET, 0, 0);
+    long rc = pd_ns_make_raw(e->user, e->net, e->uid_map, e->gid_map, &e->admitted);
     if (rc == 0 && e->user)
-        rc = e->user_fd = (int)raw_open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+        rc = e->user_fd = (int)pd_raw_open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
     if (rc >= 0 && e->net)
-        rc = e->net_fd = (int)raw_open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+        rc = e->net_fd = (int)pd_raw_open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
     if (rc >= 0)
-        rc = e->ipc_fd = (int)raw_open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC);
+        rc = e->ipc_fd = (int)pd_raw_open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC);
     __atomic_store_n(&e->result, rc < 0 ? (int)rc : 1, __ATOMIC_RELEASE);
     pd_raw_syscall3(SYS_exit, rc < 0 ? 1 : 0, 0, 0);
     return 0; /* not reached */
@@ -166,6 +145,8 @@ bool pd_ns_early_built(void)
 
 bool pd_ns_early_admitted(struct pd_ns_early *e)
 {
+    if (e->started && e->adopted)
+        return true;
     if (!e->started || e->pid <= 0)
         return false;
     /* bounded: a helper that never answers (stopped, killed) is a "no" */
@@ -180,6 +161,8 @@ void pd_ns_early_finish(struct pd_ns_early *e, struct pd_ns_join *j)
 {
     memset(j, 0, sizeof *j);
     j->user_fd = j->net_fd = j->ipc_fd = -1;
+    if (e->started && e->adopted)
+        goto made;
     if (!e->started || e->pid <= 0)
         return;
     int st;
@@ -192,6 +175,7 @@ void pd_ns_early_finish(struct pd_ns_early *e, struct pd_ns_join *j)
         pd_ns_early_close(e); /* what it opened before it failed */
         return;
     }
+made:
     *j = (struct pd_ns_join){.on = true,
                              .user = e->user,
                              .net = e->net,

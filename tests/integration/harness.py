@@ -110,7 +110,10 @@ def chown_tree(base, user):
     for root, dirs, files in os.walk(base):
         os.lchown(root, user.pw_uid, user.pw_gid)
         for n in dirs + files:
-            os.lchown(os.path.join(root, n), user.pw_uid, user.pw_gid)
+            try:
+                os.lchown(os.path.join(root, n), user.pw_uid, user.pw_gid)
+            except FileNotFoundError:
+                pass  # a file of a process paldron keeps (its temporary name) went meanwhile
 
 
 class Workspace:
