@@ -1,12 +1,14 @@
 /* bench/ratio.c - time two commands alternately and print the median ratio.
  *
- *   ratio [-n RUNS] [-w WARMUP] [-i STDIN-FILE] -- CMD-A ARGS... ::: CMD-B ARGS...
+ *   ratio [-n RUNS] [-w WARMUP] [-g GAP-MS] [-i STDIN-FILE] -- CMD-A ARGS... ::: CMD-B ARGS...
  *
  * Runs A and B one after the other RUNS times (after WARMUP untimed pairs),
  * each with stdin on /dev/null (or STDIN-FILE), stdout and stderr on /dev/null, and prints the
  * median wall time of each and the median of the per-pair ratios A/B. Alternating keeps slow drifts
  * of the machine from favouring either side. posix_spawn keeps the driver's own cost out of the
- * figures. */
+ * figures. With -g, the driver sleeps GAP-MS milliseconds before each command, untimed: what
+ * a command leaves running in the background (paldron's kept processes) then does its work
+ * in the pause, as between an agent's commands, instead of inside the other command's time. */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -19,6 +21,7 @@
 
 extern char **environ;
 static const char *stdin_file = "/dev/null";
+static long gap_ms;
 
 static double now_ms(void)
 {
@@ -35,6 +38,10 @@ static double run(char **argv, int *status)
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid;
+    if (gap_ms > 0) {
+        const struct timespec gap = {gap_ms / 1000, (gap_ms % 1000) * 1000000L};
+        nanosleep(&gap, NULL);
+    }
     double t0 = now_ms();
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -67,6 +74,8 @@ int main(int argc, char **argv)
             runs = atoi(argv[++k]);
         else if (strcmp(argv[k], "-w") == 0 && k + 1 < argc)
             warm = atoi(argv[++k]);
+        else if (strcmp(argv[k], "-g") == 0 && k + 1 < argc)
+            gap_ms = atol(argv[++k]);
         else if (strcmp(argv[k], "-i") == 0 && k + 1 < argc)
             stdin_file = argv[++k];
     }
@@ -77,8 +86,8 @@ int main(int argc, char **argv)
             b = argv + i + 1;
         }
     if (k >= argc || !b || !a[0] || !b[0] || runs < 1) {
-        fputs("usage: ratio [-n RUNS] [-w WARMUP] [-i STDIN-FILE] -- CMD-A ARGS... ::: CMD-B "
-              "ARGS...\n",
+        fputs("usage: ratio [-n RUNS] [-w WARMUP] [-g GAP-MS] [-i STDIN-FILE] -- CMD-A ARGS... "
+              "::: CMD-B ARGS...\n",
               stderr);
         return 2;
     }
