@@ -5,16 +5,19 @@
  *
  * The stock is named in <cache base>/namespaces[-net].stock (one for runs
  * without the network, one for runs with it). A launcher takes it by
- * renaming the file to a name of its own, so that two runs never take the
- * same namespaces; then it believes the file only of a process that is
- * still a paldron started at that time (launcher/kept.c), confined as this
- * launcher is (the same no_new_privs and seccomp filters: namespaces made
- * where this launcher could not make them - outside a container that
- * refuses them, say - are not taken), whose namespaces are new ones of this
- * user's (pd_ns_stock_adopt). It ends that process before the run starts.
- * Anything else and the run makes its own, as it always did. */
+ * locking the file (flock), so that two runs never take the same
+ * namespaces, and holds the lock until the process it names is gone; it
+ * believes the file only of a process that is still a paldron started at
+ * that time (launcher/kept.c), confined as this launcher is (the same
+ * no_new_privs and seccomp filters: namespaces made where this launcher
+ * could not make them - outside a container that refuses them, say - are
+ * not taken), whose namespaces are new ones of this user's
+ * (pd_ns_stock_adopt). It ends that process once its child has started
+ * (exec_supervise.c). Anything else and the run makes its own, as it always
+ * did. The next kept process writes its file over the spent one. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <stdio.h>
@@ -25,11 +28,11 @@
 
 unsigned pd_ns_stock_keep_sec = 15;
 
-/* One run per launcher: what it took, or found stale, until its end. */
+/* One run per launcher: what it took, or found spent, until its end. */
 static struct {
     int lock;   /* the stock file, locked (flock) from its taking to the run's end */
-    int pidfd;  /* the kept process whose namespaces were taken, ended before the run */
-    bool spent; /* the file names no live stock now: removed after the run */
+    int pidfd;  /* the kept process whose namespaces were taken */
+    bool ended; /* it was sent SIGKILL */
 } taken = {-1, -1, false};
 
 static const char *stock_name(bool net)
@@ -63,8 +66,7 @@ static bool take_stock(struct pd_ns_early *e, bool net)
         close(fd);
         return false;
     }
-    taken.lock = fd;
-    taken.spent = true; /* whatever follows, no other run may take it */
+    taken.lock = fd; /* whatever follows, the file is spent */
     int pidfd = pd_kept_pidfd(pid, start);
     if (pidfd < 0)
         return false;
@@ -91,11 +93,26 @@ void pd_exec_ns_begin(struct pd_exec_plan *p, bool net)
 
 void pd_exec_ns_end_taken(void)
 {
-    if (taken.pidfd < 0)
+    if (taken.pidfd < 0 || taken.ended)
         return;
     (void)pd_kept_signal(taken.pidfd, SIGKILL);
-    close(taken.pidfd);
-    taken.pidfd = -1;
+    taken.ended = true;
+}
+
+/* The lock goes only once the process is gone (its exit is what a pidfd
+ * reports readable): until then another launcher that locked the file
+ * could still open the namespaces. Killed when the child started, it is
+ * gone long before; a run that failed earlier waits for it here. */
+static void release_taken(void)
+{
+    pd_exec_ns_end_taken();
+    if (taken.pidfd >= 0) {
+        struct pollfd pf = {.fd = taken.pidfd, .events = POLLIN};
+        while (poll(&pf, 1, 1000) < 0 && errno == EINTR)
+            ;
+        close(taken.pidfd);
+        taken.pidfd = -1;
+    }
 }
 
 bool pd_exec_ns_stock_due(const struct pd_exec_plan *p)
@@ -106,11 +123,11 @@ bool pd_exec_ns_stock_due(const struct pd_exec_plan *p)
 
 void pd_exec_ns_stock_leave(bool due, bool net)
 {
-    pd_exec_ns_end_taken();
+    release_taken();
     int base = open_base();
     /* the file this run took names no one now: the next kept process
      * replaces it (removed here, it would cost this run the unlink) */
-    const bool spent = taken.lock >= 0 && taken.spent;
+    const bool spent = taken.lock >= 0;
     if (taken.lock >= 0) {
         close(taken.lock);
         taken.lock = -1;

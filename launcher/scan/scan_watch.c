@@ -83,11 +83,12 @@ static void release(int fd)
     const bool valgrind = pd_exec_under_valgrind(); /* asked here, before the copy */
     pid_t pid = (pid_t)syscall(SYS_clone, 0UL, NULL, NULL, NULL, NULL);
     if (pid == 0) {
+        /* retitled before the descriptors go: see shed_launcher (ns_stock.c) */
+        if (!valgrind) /* valgrind's argument area is not the program's */
+            pd_proc_retitle("paldron: releasing watches");
         if (fd > 0)
             syscall(SYS_close_range, 0U, (unsigned)fd - 1U, 0U);
         syscall(SYS_close_range, (unsigned)fd + 1U, ~0U, 0U);
-        if (!valgrind) /* valgrind's argument area is not the program's */
-            pd_proc_retitle("paldron: releasing watches");
         syscall(SYS_close, fd);
         syscall(SYS_exit, 0);
     }
@@ -307,6 +308,9 @@ bool pd_watch_changes(struct pd_watch *w, pd_watch_fn fn, void *user)
  * copy of a process that may have threads. */
 static void keeper_main(const int *fds)
 {
+    /* before the descriptors go: whoever waits for the launcher's output to
+     * end then finds no process with the run's command line */
+    pd_proc_retitle("paldron: watches kept for the next run");
     int lo = fds[0] < fds[1] ? fds[0] : fds[1], hi = fds[0] < fds[1] ? fds[1] : fds[0];
     if (lo > 0)
         syscall(SYS_close_range, 0U, (unsigned)lo - 1U, 0U);
@@ -317,7 +321,6 @@ static void keeper_main(const int *fds)
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
     syscall(SYS_setsid);
     syscall(SYS_chdir, "/");
-    pd_proc_retitle("paldron: watches kept for the next run");
     struct timespec t = {(time_t)pd_watch_keep_sec, 0};
     while (syscall(SYS_nanosleep, &t, &t) != 0 && errno == EINTR)
         ;

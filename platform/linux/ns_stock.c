@@ -100,6 +100,10 @@ static long raw_lo_up(void)
  * directory, no session or terminal of its. */
 static void shed_launcher(int dirfd)
 {
+    /* first: whoever waits for the launcher's output to end (the
+     * descriptors closed below) then finds no process with the run's
+     * command line or environment */
+    pd_proc_retitle(STOCK_TITLE);
     if (dirfd > 0)
         pd_raw_syscall3(SYS_close_range, 0, dirfd - 1, 0);
     pd_raw_syscall3(SYS_close_range, dirfd + 1, ~0U, 0);
@@ -111,7 +115,6 @@ static void shed_launcher(int dirfd)
     pd_raw_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0, sizeof none);
     pd_raw_syscall3(SYS_setsid, 0, 0, 0);
     pd_raw_syscall3(SYS_chdir, (long)"/", 0, 0);
-    pd_proc_retitle(STOCK_TITLE);
 }
 
 /* "<pid> <start time>\n" into line; its length, 0 when unknown. */
