@@ -23,6 +23,7 @@
 
 #include "platform/linux/backend.h"
 #include "platform/platform.h"
+#include "test_platform_ahead.h"
 #include "test_platform_fixture.h"
 
 static ino_t ns_ino(const char *which)
@@ -97,42 +98,7 @@ static int made_and_joined(bool as_nobody)
     return WEXITSTATUS(st);
 }
 
-static int in_child(int (*fn)(bool), bool arg)
-{
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0)
-        _exit(fn(arg));
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    cr_assert(WIFEXITED(st), "the child died of signal %d", WTERMSIG(st));
-    return WEXITSTATUS(st);
-}
-
-static void need_namespaces(void)
-{
-    char why[256];
-    if (!pd_ns_early_built())
-        cr_skip_test("SKIP: this build never makes the namespaces ahead (sanitizers)");
-    if (!pd_platform_ns_available(true, why, sizeof why))
-        cr_skip_test("SKIP: this host refuses the namespaces: %s", why);
-}
-
-Test(ns_early, made_ahead_and_joined_as_root)
-{
-    need_namespaces();
-    if (geteuid() != 0)
-        cr_skip_test("SKIP: the root case needs root");
-    int rc = in_child(made_and_joined, false);
-    cr_assert_eq(rc, 0, "failed check %d", rc);
-}
-
-Test(ns_early, made_ahead_and_joined_in_a_user_namespace)
-{
-    need_namespaces();
-    int rc = in_child(made_and_joined, geteuid() == 0);
-    cr_assert_eq(rc, 0, "failed check %d", rc);
-}
+AHEAD_AS_ROOT_AND_NOBODY(ns_early, made_ahead_and_joined, made_and_joined)
 
 /* unshare refused: no join, nothing left open, and the child's own attempt
  * is refused the same way (the run falls back, as without the helper) */

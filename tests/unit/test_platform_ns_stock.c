@@ -26,6 +26,7 @@
 
 #include "platform/linux/backend.h"
 #include "platform/platform.h"
+#include "test_platform_ahead.h"
 #include "test_platform_fixture.h"
 
 #define NAME "ns.stock"
@@ -226,53 +227,18 @@ static int one_file(bool as_nobody)
     return 0;
 }
 
-static int in_child(int (*fn)(bool), bool arg)
-{
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0)
-        _exit(fn(arg));
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    cr_assert(WIFEXITED(st), "the child died of signal %d", WTERMSIG(st));
-    return WEXITSTATUS(st);
-}
-
-static void need_namespaces(void)
-{
-    char why[256];
-    if (!pd_ns_early_built())
-        cr_skip_test("SKIP: this build makes no stock (sanitizers)");
-    if (!pd_platform_ns_available(true, why, sizeof why))
-        cr_skip_test("SKIP: this host refuses the namespaces: %s", why);
-}
-
-Test(ns_stock, made_named_and_taken_as_root)
-{
-    need_namespaces();
-    if (geteuid() != 0)
-        cr_skip_test("SKIP: the root case needs root");
-    int rc = in_child(made_named_taken, false);
-    cr_assert_eq(rc, 0, "failed check %d", rc);
-}
-
-Test(ns_stock, made_named_and_taken_in_a_user_namespace)
-{
-    need_namespaces();
-    int rc = in_child(made_named_taken, geteuid() == 0);
-    cr_assert_eq(rc, 0, "failed check %d", rc);
-}
+AHEAD_AS_ROOT_AND_NOBODY(ns_stock, made_named_and_taken, made_named_taken)
 
 Test(ns_stock, refuses_the_callers_own_and_a_gone_process)
 {
-    need_namespaces();
+    need_namespaces_ahead();
     cr_assert_eq(in_child(refuses_own_and_gone, false), 0);
     cr_assert_eq(in_child(refuses_own_and_gone, geteuid() == 0), 0);
 }
 
 Test(ns_stock, one_file_replaced_only_when_asked_and_withdrawn, .timeout = 30)
 {
-    need_namespaces();
+    need_namespaces_ahead();
     int rc = in_child(one_file, geteuid() == 0);
     cr_assert_eq(rc, 0, "failed check %d", rc);
 }
