@@ -120,7 +120,7 @@ static void shed_launcher(int dirfd)
 /* "<pid> <start time>\n" into line; its length, 0 when unknown. */
 static size_t who_am_i(char *line)
 {
-    char buf[1024];
+    char buf[1024] = {0}; /* read by a raw system call the analyzer cannot see into */
     long fd = pd_raw_open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
@@ -168,7 +168,7 @@ static bool publish(const struct stock_task *t, const char *line, size_t len, ch
  * (a launcher that took it has renamed it away). */
 static void withdraw(const struct stock_task *t, const char *line, size_t len)
 {
-    char buf[64];
+    char buf[64] = {0}; /* as in who_am_i */
     long fd =
         pd_raw_syscall4(SYS_openat, t->dirfd, (long)t->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd < 0)

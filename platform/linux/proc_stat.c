@@ -122,7 +122,7 @@ static void blank(unsigned long long from, unsigned long long to, const char *te
  * library function but the pure pd_stat_fields. */
 void pd_proc_retitle(const char *title)
 {
-    char buf[2048];
+    char buf[2048] = {0}; /* read by a raw system call the analyzer cannot see into */
     long fd = TITLE_SYSCALL3(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
