@@ -53,9 +53,9 @@ static bool take_stock(struct pd_ns_early *e, bool net)
     int base = open_base();
     if (base < 0)
         return false;
-    /* taken by whoever locks it first; held until the run is over, when the
-     * kept process is long gone and the file is removed (an unlocked file
-     * names a process that may still be ending) */
+    /* taken by whoever locks it first; held until the kept process is gone
+     * (release_taken), and spent from then on: the next kept process writes
+     * its file over it */
     int fd = openat(base, stock_name(net), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     close(base);
     if (fd < 0)

@@ -9,8 +9,9 @@
  *
  * Fresh for each run: the kept process makes them, and nothing else ever
  * enters them - it runs no program, and the one launcher that takes them
- * (the file is taken by rename, launcher/exec/exec_ns_stock.c) ends it
- * before its run starts. A run's processes cannot reach the kept one
+ * (by locking the file, launcher/exec/exec_ns_stock.c) ends it once its
+ * child has started, and lets the lock go only when it is gone. A run's
+ * processes cannot reach the kept one
  * (Landlock's signal scope and ptrace rules, seccomp's setns refusal), nor
  * join its namespaces (setns needs CAP_SYS_ADMIN over a user namespace that
  * is not theirs).
@@ -165,7 +166,8 @@ static bool publish(const struct stock_task *t, const char *line, size_t len, ch
 }
 
 /* At the end of the wait: the file goes if it still names this process
- * (a launcher that took it has renamed it away). */
+ * (after a launcher took this stock, the next kept process's file is
+ * there). */
 static void withdraw(const struct stock_task *t, const char *line, size_t len)
 {
     char buf[64] = {0}; /* as in who_am_i */
@@ -313,8 +315,6 @@ bool pd_ns_stock_adopt(struct pd_ns_early *e, pid_t pid, bool net)
                               .adopted = true,
                               .user = user,
                               .net = net,
-                              .result = 1,
-                              .admitted = 1,
                               .user_fd = user_fd,
                               .net_fd = net_fd,
                               .ipc_fd = ipc_fd};
