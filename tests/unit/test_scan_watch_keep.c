@@ -97,21 +97,26 @@ Test(keep, the_keeper_holds_two_inotify_instances_and_nothing_else)
     cr_assert_gt(pid, 0);
     pd_watch_free(w);
     cr_assert(alive(pid));
-    /* its title is the last of its set-up: once it shows, the rest is done
-     * (on a busy machine the keeper may not have run yet) */
+    /* its working directory is the last of its set-up (the title is the
+     * first): once it is /, the rest is done (on a busy machine the keeper
+     * may not have run yet) */
     static const char title[] = "paldron: watches kept for the next run";
     char p[64], link[256], cmd[512] = "";
-    size_t got = 0;
-    snprintf(p, sizeof p, "/proc/%d/cmdline", (int)pid);
-    for (int tries = 0; tries < 500 && strncmp(cmd, title, 8) != 0; tries++) {
-        FILE *f = fopen(p, "r");
-        cr_assert_not_null(f);
-        got = fread(cmd, 1, sizeof cmd - 1, f);
-        fclose(f);
-        cmd[got] = '\0';
-        if (strncmp(cmd, title, 8) != 0)
-            usleep(10000);
+    snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
+    for (int tries = 0; tries < 500; tries++) {
+        ssize_t n = readlink(p, link, sizeof link - 1);
+        link[n > 0 ? n : 0] = '\0';
+        if (strcmp(link, "/") == 0)
+            break;
+        usleep(10000);
     }
+    cr_expect_str_eq(link, "/", "the keeper keeps %s busy", link);
+    snprintf(p, sizeof p, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(p, "r");
+    cr_assert_not_null(f);
+    size_t got = fread(cmd, 1, sizeof cmd - 1, f);
+    fclose(f);
+    cmd[got] = '\0';
     /* what ps shows: what it is (as much as the argument area holds), not
      * the launcher's command line */
     cr_expect(got > 8 && strncmp(cmd, title, strlen(cmd)) == 0, "the keeper shows '%s'", cmd);
@@ -133,10 +138,6 @@ Test(keep, the_keeper_holds_two_inotify_instances_and_nothing_else)
     closedir(d);
     cr_expect_eq(n, 2, "the keeper holds %d descriptors", n);
     cr_expect_eq(inotify, 2, "the keeper holds %d inotify instances", inotify);
-    snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
-    ssize_t len = readlink(p, link, sizeof link - 1);
-    link[len > 0 ? len : 0] = '\0';
-    cr_expect_str_eq(link, "/", "the keeper keeps %s busy", link);
     cr_expect_eq(getsid(pid), pid, "the keeper is not in a session of its own");
     reap(pid);
 }
