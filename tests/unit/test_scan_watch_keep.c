@@ -83,6 +83,19 @@ static bool alive(pid_t pid)
     return ok == 1 && state != 'Z';
 }
 
+/* /proc/<pid>/<what> into buf, terminated; its length. */
+static size_t read_proc(pid_t pid, const char *what, char *buf, size_t len)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, what);
+    FILE *f = fopen(p, "r");
+    cr_assert_not_null(f, "%s", p);
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n;
+}
+
 static void reap(pid_t pid)
 {
     int st;
@@ -111,12 +124,7 @@ Test(keep, the_keeper_holds_two_inotify_instances_and_nothing_else)
         usleep(10000);
     }
     cr_expect_str_eq(link, "/", "the keeper keeps %s busy", link);
-    snprintf(p, sizeof p, "/proc/%d/cmdline", (int)pid);
-    FILE *f = fopen(p, "r");
-    cr_assert_not_null(f);
-    size_t got = fread(cmd, 1, sizeof cmd - 1, f);
-    fclose(f);
-    cmd[got] = '\0';
+    size_t got = read_proc(pid, "cmdline", cmd, sizeof cmd);
     /* what ps shows: what it is (as much as the argument area holds), not
      * the launcher's command line */
     cr_expect(got > 8 && strncmp(cmd, title, strlen(cmd)) == 0, "the keeper shows '%s'", cmd);
@@ -237,13 +245,8 @@ static pid_t waiter(const char *name)
 
 static unsigned long long start_time(pid_t pid)
 {
-    char p[64], buf[1024];
-    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(p, "r");
-    cr_assert_not_null(f);
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
+    char buf[1024];
+    read_proc(pid, "stat", buf, sizeof buf);
     char *s = strrchr(buf, ')');
     cr_assert_not_null(s);
     s += 2; /* field 3 */
