@@ -217,6 +217,14 @@ static int child_main(void *arg)
     pd_exec_child(a->p, a->parent, a->out_w, a->err_w, a->errfd);
 }
 
+/* Unmap a stack no child ran on, keeping errno for the caller. */
+static void drop_stack(char *stack, size_t len)
+{
+    int e = errno;
+    munmap(stack, len);
+    errno = e;
+}
+
 pid_t pd_exec_spawn(const struct pd_exec_plan *p, int out_w, int err_w, int errfd)
 {
 #if PD_CLONE_VM == 0
@@ -242,16 +250,18 @@ pid_t pd_exec_spawn(const struct pd_exec_plan *p, int out_w, int err_w, int errf
     if (stack == MAP_FAILED)
         return -1;
     if (mprotect(stack, guard, PROT_NONE) != 0) {
-        int e = errno;
-        munmap(stack, CHILD_STACK + guard);
-        errno = e;
+        drop_stack(stack, CHILD_STACK + guard);
         return -1;
     }
     struct spawn_args a = {p, getpid(), out_w, err_w, errfd};
-    /* The stack stays mapped (one per process: a launcher or a keeper
-     * spawns one command): the child ran on it on another CPU, so
+    pid_t pid =
+        clone(child_main, stack + guard + CHILD_STACK, PD_CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+    /* A started child's stack stays mapped (one per process: a launcher or
+     * a keeper spawns one command): the child ran on it on another CPU, so
      * unmapping it costs a TLB shootdown, an interrupt of that CPU waited
      * for (0.15 ms of the launcher's time in a VM here), while the process
-     * exits soon after, when unmapping is free. */
-    return clone(child_main, stack + guard + CHILD_STACK, PD_CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+     * exits soon after, when unmapping is free. No child, no such cost. */
+    if (pid < 0)
+        drop_stack(stack, CHILD_STACK + guard);
+    return pid;
 }
